@@ -1,0 +1,38 @@
+# uno-env developer tasks (GNU make). `make test` sets up .venv on first use.
+PY ?= python3
+VENV = .venv
+BIN = $(VENV)/bin
+STAMP = $(VENV)/.installed
+
+# torch is pinned and installed before the extras: this exact version is a CPU build available locally;
+# letting pip pick torch while resolving `.[train]` can pull a multi-GB CUDA build instead.
+TORCH_PIN = torch==2.13.0
+
+.PHONY: venv test test-slow train bench clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install --upgrade pip
+	$(BIN)/pip install $(TORCH_PIN)
+	$(BIN)/pip install -e ".[train,dev]"
+	touch $@
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not slow" -n 2 tests
+
+test-slow: $(STAMP)
+	$(BIN)/python -m pytest -q -m slow -n 2 tests
+
+train: $(STAMP)
+	$(BIN)/uno-env train --config configs/train/classic_ppo.yaml
+
+bench: $(STAMP)
+	$(BIN)/pip install -e ".[bench]"
+	$(BIN)/python benchmarks/bench_aec.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	find . -name __pycache__ -type d -prune -not -path "./.git/*" -exec rm -rf {} +
+	find . \( -name "*.nbi" -o -name "*.nbc" \) -not -path "./.git/*" -delete

@@ -1,0 +1,1 @@
+"""Policies that act on uno-env observations: random, greedy, heuristic and human (Agent protocol)."""

@@ -1,0 +1,50 @@
+"""uno-env: reinforcement-learning environments for UNO, UNO Pocket Pizza Pizza and UNO Dice.
+
+``uno_env.env("classic", num_players=2)`` gives a PettingZoo AEC environment; see the README for the rules
+options, the observation layout and the action table of each game.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, env, raw_env
+from .config import RuleConfig
+
+__all__ = ["env", "raw_env", "RuleConfig", "action_id", "action_names", "IllegalActionError",
+           "ActionOutOfRangeError", "OrderError", "GAMES"]
+__version__ = "0.1.0"
+GAMES = ("classic", "pocket", "dice")
+
+
+@lru_cache(maxsize=None)
+def _game(game: str):
+    from .core.game import Game
+
+    return Game(RuleConfig.make(game))
+
+
+def action_names(game: str) -> list[str]:
+    """The action table of ``game`` (index = action id). The same for every option and player count."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    return list(_game(game).action_names)
+
+
+def action_id(game: str, name: str) -> int:
+    """The id of the action named ``name`` (e.g. ``"play red 7"``) in ``game``."""
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+    return _game(game).action_id(name)
+
+
+def _register() -> None:
+    import pettingzoo
+
+    if hasattr(pettingzoo, "register"):  # PettingZoo's registry exists from 1.25 on
+        for game in GAMES:
+            env_id = f"uno_env/{game}-v0"
+            if env_id not in pettingzoo.aec_registry:
+                pettingzoo.register("aec", env_id, entry_point=f"uno_env.{game}_v0:env")
+
+
+_register()

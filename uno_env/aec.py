@@ -1,0 +1,310 @@
+"""The PettingZoo AEC environment shared by the three games (one game, B = 1, on the compiled core).
+
+``raw_env`` raises on a bad action; ``env()`` gives the behaviour of PettingZoo's standard wrapper chain
+(``TerminateIllegalWrapper(-1)`` -> ``AssertOutOfBoundsWrapper`` -> ``OrderEnforcingWrapper``) by doing the same
+checks inside the environment, because three stacked wrappers' attribute forwarding costs more than the game.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils.env_logger import EnvLogger
+
+from .config import RuleConfig
+from .core import engine as E
+from .core.game import Game
+from .core.observe import observe_one
+
+_step_masked = E.step_masked
+from .render import render_ansi
+
+
+class IllegalActionError(ValueError):
+    """The action is not legal for the acting seat now (its action-mask entry is 0)."""
+
+
+class ActionOutOfRangeError(ValueError, AssertionError):
+    """The action is not an integer in ``range(num_actions)``.
+
+    Also an ``AssertionError``, which is what PettingZoo's ``AssertOutOfBoundsWrapper`` raises.
+    """
+
+
+class OrderError(RuntimeError, AssertionError):
+    """Called in the wrong order (e.g. step before reset, a live action for a finished agent)."""
+
+
+def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
+    """Normalise the ``rules`` argument: None, a preset name, a dict, a YAML path or a :class:`RuleConfig`."""
+    if isinstance(rules, RuleConfig):
+        if rules.game != game:
+            raise ValueError(f"rules are for game {rules.game!r}, but the environment is {game!r}")
+        cfg = rules
+    elif rules is None:
+        cfg = RuleConfig.make(game)
+    elif isinstance(rules, str) and (rules.endswith((".yaml", ".yml"))):
+        cfg = RuleConfig.from_yaml(rules)
+        if cfg.game != game:
+            raise ValueError(f"rules file {rules!r} is for game {cfg.game!r}, but the environment is {game!r}")
+    elif isinstance(rules, str):
+        cfg = RuleConfig.make(game, preset=rules)
+    elif isinstance(rules, Mapping):
+        d = dict(rules)
+        if d.setdefault("game", game) != game:
+            raise ValueError(f"rules are for game {d['game']!r}, but the environment is {game!r}")
+        cfg = RuleConfig.from_dict(d)
+    else:
+        raise TypeError(
+            f"rules must be None, a preset name, a dict, a YAML path or a RuleConfig; got {type(rules).__name__}"
+        )
+    if num_players is not None and num_players != cfg.num_players:
+        cfg = cfg.replace(num_players=num_players)
+    return cfg
+
+
+class raw_env(AECEnv, EzPickle):
+    """UNO as a PettingZoo AEC environment. See the package README for the rules, observation and action tables."""
+
+    metadata = {"name": "uno_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(
+        self,
+        game: str = "classic",
+        num_players: int | None = None,
+        rules: Any = None,
+        render_mode: str | None = None,
+        illegal_action: str = "raise",
+    ):
+        EzPickle.__init__(self, game, num_players, rules, render_mode, illegal_action)
+        super().__init__()
+        if game not in ("classic", "pocket", "dice"):
+            raise ValueError(f"unknown game {game!r}; choose one of 'classic', 'pocket', 'dice'")
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        if illegal_action not in ("raise", "terminate"):
+            raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
+        self.rules = make_rules(game, num_players, rules)
+        self.game = Game(self.rules)
+        self.metadata = dict(self.metadata, name=f"uno_{game}_v0")
+        self.render_mode = render_mode
+        self._terminate_on_illegal = illegal_action == "terminate"
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        a = self.game.num_actions
+        high = max(float(E.MAX_ITEMS), 1.0 + float((self.game.spec[:, 2] * np.maximum(self.game.spec[:, 3], 6)).sum())
+                   / self.rules.target_score)
+        self.observation_spaces = {
+            agent: gymnasium.spaces.Dict(
+                {
+                    "observation": gymnasium.spaces.Box(-1.0, high, (self.game.obs_dim,), np.float32),
+                    "action_mask": gymnasium.spaces.Box(0, 1, (a,), np.int8),
+                }
+            )
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: gymnasium.spaces.Discrete(a) for agent in self.possible_agents}
+        # hot-path references, so step() and observe() skip attribute chains
+        self._cfg, self._spec, self._dice = self.game.cfg, self.game.spec, self.game.dice
+        self._obs_offsets, self._obs_dim = self.game.obs_offsets, self.game.obs_dim
+        self._state, self._rng = self.game.new_states(1)
+        self._st = self._state[0]
+        self._r = self._rng[0]
+        self._mask = np.zeros(a, dtype=np.int8)
+        self._scratch = np.zeros(a, dtype=np.int8)
+        self._rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
+        self._obs = np.zeros(self.game.obs_dim, dtype=np.float32)
+        self._zero_mask = np.zeros(a, dtype=np.int8)
+        self._np_random: np.random.Generator | None = None
+        self._has_reset = False
+        self._illegal_ended = False
+        self._rewards_set = False
+
+    # -- metadata researchers use -----------------------------------------------------------------
+    @property
+    def action_names(self) -> list[str]:
+        return self.game.action_names
+
+    @property
+    def observation_layout(self) -> list[tuple[int, int, str, str]]:
+        """Rows of (offset, length, name, meaning) of the ``observation`` vector."""
+        return self.game.observation_layout
+
+    def action_id(self, name: str) -> int:
+        return self.game.action_id(name)
+
+    def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        return self.action_spaces[agent]
+
+    def state_dict(self) -> dict[str, Any]:
+        """Full state as plain data, hidden information included (for debugging and replays, not for agents)."""
+        self._require_reset("state_dict")
+        return self.game.state_dict(self._st)
+
+    def load_state_dict(self, d: Mapping[str, Any]) -> None:
+        """Set the game to a hand-made state (scenario tests, puzzles); see ``Game.load_state_dict``."""
+        self._require_reset("load_state_dict")
+        saved = self._st.copy()
+        try:
+            self.game.load_state_dict(self._st, d)
+        except Exception:
+            self._st[:] = saved
+            raise
+        self._sync_after_load()
+
+    # -- AEC API ---------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
+            self._np_random = np.random.default_rng(int(seed))
+        elif self._np_random is None:
+            self._np_random = np.random.default_rng()
+        game_seed = int(self._np_random.integers(0, 2**63 - 1))
+        E.reset_one(self._st, self._r, self.game.cfg, self.game.spec, self.game.dice, game_seed)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._has_reset = True
+        self._illegal_ended = False
+        self._rewards_set = False
+        E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
+        self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
+
+    def _sync_after_load(self) -> None:
+        E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
+        self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before observe()")
+        obs = np.empty(self._obs_dim, dtype=np.float32)
+        acting = observe_one(self._st, self._cfg, self._spec, self._obs_offsets, self._seat[agent], obs)
+        return {"observation": obs,
+                "action_mask": self._mask.copy() if acting and not self._illegal_ended else self._zero_mask.copy()}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The legal-action mask of ``agent`` (default: the acting agent)."""
+        agent = self.agent_selection if agent is None else agent
+        return self.observe(agent)["action_mask"]
+
+    def last(self, observe: bool = True):
+        agent = self.agent_selection
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before last()")
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before step()")
+        agent = self.agent_selection
+        if not self.agents:
+            raise OrderError("the game is over and every agent has been removed; call reset()")
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise OrderError(
+                    f"{agent} has finished (terminated or truncated); the only valid action is None, got {action!r}"
+                )
+            self._was_dead_step(None)
+            return
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+                action = int(action)
+            else:
+                raise ActionOutOfRangeError(
+                    f"action must be an integer in [0, {self.game.num_actions}), got {action!r} "
+                    f"of type {type(action).__name__}"
+                )
+        if not 0 <= action < self.game.num_actions:
+            raise ActionOutOfRangeError(f"action {action} is out of range [0, {self.game.num_actions})")
+        if not self._mask[action]:
+            if self._terminate_on_illegal:
+                self._end_by_illegal_action(agent)
+                return
+            raise IllegalActionError(self._illegal_message(agent, int(action)))
+        cur_rewards = self._cumulative_rewards
+        if cur_rewards[agent]:
+            cur_rewards[agent] = 0.0
+        code = _step_masked(self._st, self._r, self._cfg, self._spec, self._dice, action, self._mask, self._rew)
+        if code & 3:  # the mask said legal: the core and the mask disagree, which is a bug, not bad input
+            raise RuntimeError(f"core rejected action {action} ({self.game.action_names[action]}) with code {code}")
+        if code & 4:
+            for i, a in enumerate(self.possible_agents):
+                r = float(self._rew[i])
+                self.rewards[a] = r
+                cur_rewards[a] += r
+            self._rewards_set = True
+        elif self._rewards_set:
+            for a in self.agents:
+                self.rewards[a] = 0.0
+            self._rewards_set = False
+        done = (code >> 3) & 3
+        if done:
+            flags = self.terminations if done == 1 else self.truncations
+            for a in self.agents:
+                flags[a] = True
+            self.agent_selection = self.agents[0]
+            self._deads_step_first()
+        else:
+            self.agent_selection = self.possible_agents[code >> 8]
+        if self.render_mode == "human":
+            self.render()
+
+    def _illegal_message(self, agent: str, action: int) -> str:
+        legal = [self.game.action_names[i] for i in np.flatnonzero(self._mask)]
+        shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
+        phase = E.PHASE_NAMES[self._st[E.S_PHASE]]
+        return (f"illegal action {action} ({self.game.action_names[action]!r}) for {agent} in phase {phase!r}; "
+                f"legal now: {shown}")
+
+    def _end_by_illegal_action(self, agent: str) -> None:
+        # exactly what pettingzoo's TerminateIllegalWrapper(illegal_reward=-1) does
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.truncations = dict.fromkeys(self.agents, True)
+        self.rewards = dict.fromkeys(self.truncations, 0)
+        self.rewards[agent] = -1.0
+        self._accumulate_rewards()
+        self._deads_step_first()
+        self._illegal_ended = True
+        self._mask[:] = 0
+
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            raise OrderError(f"reset() needs to be called before {what}()")
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        self._require_reset("render")
+        text = render_ansi(self.game, self._st)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def env(game: str = "classic", num_players: int | None = None, rules: Any = None, render_mode: str | None = None):
+    """The environment with PettingZoo's standard checks (illegal move: -1 and the game ends, with a warning)."""
+    return raw_env(game, num_players=num_players, rules=rules, render_mode=render_mode, illegal_action="terminate")

@@ -1,0 +1,14 @@
+"""UNO classic (PettingZoo AEC), version 0: `uno_env.classic_v0.env(num_players=..., rules=..., render_mode=...)`."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import aec
+
+
+def env(num_players: int | None = None, rules: Any = None, render_mode: str | None = None) -> aec.raw_env:
+    return aec.env("classic", num_players=num_players, rules=rules, render_mode=render_mode)
+
+
+def raw_env(num_players: int | None = None, rules: Any = None, render_mode: str | None = None) -> aec.raw_env:
+    return aec.raw_env("classic", num_players=num_players, rules=rules, render_mode=render_mode)

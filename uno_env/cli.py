@@ -1,0 +1,49 @@
+"""The ``uno-env`` command: one entry point, one subcommand per job.
+
+Each subcommand lives in its own module, which provides ``add_arguments(parser)`` and ``run(args) -> int``;
+they are imported only when chosen, so ``uno-env play`` does not import torch.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+SUBCOMMANDS = {
+    "evaluate": ("training.evaluate", "play agents against each other and print win rates with intervals"),
+    "play": ("agents.human", "play UNO in the terminal against agents"),
+    "train": ("training.train", "train a MaskablePPO agent (Stable-Baselines3)"),
+    "train-rllib": ("training.rllib_train", "train with Ray RLlib (needs the rllib extra)"),
+    "rules": ("uno_env.config", "print the rules options table of a game"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # import only the chosen subcommand's module (others may need extras that are not installed)
+    parser = argparse.ArgumentParser(prog="uno-env", description="UNO environments for reinforcement learning")
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in SUBCOMMANDS:
+        sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+        for name, (_, help_text) in SUBCOMMANDS.items():
+            sub.add_parser(name, help=help_text)
+        if not argv:
+            parser.print_help()
+            return 2
+        parser.parse_args(argv)  # prints help or the "invalid choice" error and exits
+        return 2
+    name = argv[0]
+    module, help_text = SUBCOMMANDS[name]
+    sub_parser = argparse.ArgumentParser(prog=f"uno-env {name}", description=help_text)
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as exc:
+        print(f"uno-env {name}: cannot import {module}: {exc}. Install the extra it needs, e.g. "
+              f"pip install -e '.[train]' (or '.[rllib]' for train-rllib).", file=sys.stderr)
+        return 1
+    mod.add_arguments(sub_parser)
+    args = sub_parser.parse_args(argv[1:])
+    return int(mod.run(args) or 0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

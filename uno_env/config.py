@@ -1,0 +1,623 @@
+"""The validated rule configuration of the three games.
+
+Every rule decision that RULES.md leaves open is a named option here. :data:`OPTIONS` is the
+single table of options (kind, allowed values, per-game default, source, meaning): it drives
+validation, :func:`rules_table_markdown` (the README's rules table) and :func:`options_for`.
+
+A :class:`RuleConfig` is immutable, hashable and always valid::
+
+    cfg = RuleConfig.make("classic")                       # the standard rules
+    cfg = RuleConfig.make("classic", "rlcard")             # RLCard's rule set
+    cfg = RuleConfig.make("pocket", num_players=4, stacking=True)
+    cfg = RuleConfig.from_yaml("configs/rules/dice_standard.yaml")
+    cfg2 = cfg.replace(episode="match", reward="points")
+    RuleConfig.from_dict(cfg.to_dict()) == cfg             # True
+
+Options that do not exist for a game are ``None`` on that game's config. Every mistake is a
+:class:`ValueError` naming the option, the game and the allowed values; values are never
+silently fixed up (``1`` is not a bool, ``2.0`` is not an int, ``"Round"`` is not ``"round"``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import math
+import numbers
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import yaml
+
+if TYPE_CHECKING:  # pragma: no cover
+    from uno_env.core.dice_set import DiceSet
+
+__all__ = [
+    "GAMES",
+    "OptionSpec",
+    "OPTIONS",
+    "PRESETS",
+    "RuleConfig",
+    "options_for",
+    "presets_for",
+    "rules_table_markdown",
+]
+
+#: The games, in documentation order.
+GAMES: tuple[str, ...] = ("classic", "pocket", "dice")
+
+_KINDS = ("bool", "int", "float", "choice", "path")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One rule option.
+
+    ``allowed`` is the tuple of choices (kind "choice"), an inclusive ``(min, max)`` (kinds
+    "int"/"float"), or a mapping game -> ``(min, max)`` when the range differs per game;
+    ``()`` for "bool" and "path". ``default`` maps game -> default value; a game missing from it
+    does not have the option.
+    """
+
+    name: str
+    kind: str
+    allowed: Any
+    default: Mapping[str, Any]
+    source: str
+    doc: str
+
+    @property
+    def games(self) -> tuple[str, ...]:
+        """The games that have this option, in GAMES order."""
+        return tuple(g for g in GAMES if g in self.default)
+
+    def applies_to(self, game: str) -> bool:
+        return game in self.default
+
+    def allowed_for(self, game: str) -> Any:
+        """The allowed choices / ``(min, max)`` range for ``game``."""
+        if isinstance(self.allowed, Mapping):
+            return self.allowed[game]
+        return self.allowed
+
+    def check(self, game: str, value: Any) -> Any:
+        """Return ``value`` (normalised to a plain Python type) or raise a ValueError."""
+        return _check_value(self, game, value)
+
+
+def _opt(name, kind, allowed, default, source, doc) -> OptionSpec:
+    assert kind in _KINDS, kind
+    return OptionSpec(name, kind, allowed, dict(default), source, doc)
+
+
+_CP = ("classic", "pocket")
+
+
+def _every(value, games=GAMES) -> dict[str, Any]:
+    return {g: value for g in games}
+
+
+#: Every rule option, in documentation order.
+OPTIONS: dict[str, OptionSpec] = {
+    o.name: o
+    for o in (
+        _opt("num_players", "int",
+             {"classic": (2, 10), "pocket": (2, 5), "dice": (2, 4)},
+             {"classic": 2, "pocket": 2, "dice": 2},
+             "RULES.md per game",
+             "Number of seats (player_0 .. player_{n-1})."),
+        _opt("episode", "choice", ("round", "match"), _every("round"),
+             "RULES.md shared",
+             "round: the episode ends with the round; match: rounds continue until a total "
+             "reaches target_score (scores then in the observation)."),
+        _opt("reward", "choice", ("win_loss", "points"), _every("win_loss"),
+             "RULES.md shared",
+             "win_loss: winner +1, others -1/(n-1); points: winner +points/target, "
+             "each loser -(its hand's points)/target."),
+        _opt("target_score", "int", (1, 100_000),
+             {"classic": 500, "pocket": 250, "dice": 500},
+             "seeds 004, 000, 001",
+             "Score that ends a match; also the divisor of the points reward."),
+        _opt("uno_call", "choice", ("explicit", "auto"), _every("explicit"),
+             "RULES.md shared",
+             "explicit: calling UNO is part of the play action (\"play red 7 + UNO\"); "
+             "auto: always called."),
+        _opt("uno_catch_probability", "float", (0.0, 1.0), _every(1.0),
+             "RULES.md shared",
+             "Chance that a player who failed to call UNO is caught (and draws 2) "
+             "before the next player acts."),
+        _opt("max_turns", "int", (1, 10_000_000), _every(5000),
+             "project (truncation)",
+             "Decisions per episode before the episode is truncated."),
+        _opt("first_wild", "choice", ("reshuffle", "choose_colour"), {"classic": "reshuffle"},
+             "seed 004; older official sheet",
+             "A wild flipped as the first card: reshuffle and flip again, or the first player "
+             "names the colour."),
+        _opt("draw_until_playable", "bool", (), _every(False, _CP),
+             "seed 004 variant",
+             "Drawing continues until a playable card is drawn (instead of one card)."),
+        _opt("voluntary_draw", "bool", (), _every(True, _CP),
+             "RULES.md; false = RLCard",
+             "Drawing is allowed even with a playable card; false: only when nothing "
+             "is playable."),
+        _opt("wd4_legality", "choice", ("colour", "any_playable"),
+             {"classic": "colour", "pocket": "any_playable"},
+             "seed 004 (classic), seed 000 (pocket)",
+             "When Wild Draw Four (pocket: Wild Draw 2) is legal: colour = no card of the current "
+             "colour in hand; any_playable = no other playable card."),
+        _opt("wd4_challenge", "bool", (), _every(True, _CP),
+             "seeds 004, 000",
+             "An illegal Wild Draw Four / Wild Draw 2 may be played as a bluff and challenged; "
+             "false: offered only when legal, no challenge step."),
+        _opt("stacking", "bool", (), _every(False, _CP),
+             "house rule",
+             "A draw card may be answered with the same kind of draw card (Draw Two on Draw "
+             "Two, Draw Four on Draw Four); penalties add up."),
+        _opt("seven_zero", "bool", (), _every(False, _CP),
+             "house rule",
+             "7: swap hands with a chosen player; 0: all hands pass in the play direction."),
+        _opt("jump_in", "bool", (), _every(False, _CP),
+             "house rule",
+             "A card identical to the top card may be played out of turn."),
+        _opt("force_play", "bool", (), _every(False, _CP),
+             "house rule",
+             "A playable drawn card must be played (no keep option)."),
+        _opt("extra_wild", "bool", (), {"pocket": False},
+             "RULES.md (the unnamed 52nd card)",
+             "Adds a second plain Wild: 52 cards instead of 51."),
+        _opt("dice_wd4_bluff", "bool", (), {"dice": False},
+             "RULES.md dice",
+             "Wild Draw Four may be played while another die matches (bluff); "
+             "false: offered only when legal."),
+        _opt("dice_set", "path", (), {"dice": "default"},
+             "RULES.md dice (project's set)",
+             "The dice in the bag: the packaged 24-dice set of RULES.md or your own file "
+             "(validated on load; needs 5 per player + 1)."),
+    )
+}
+
+
+def options_for(game: str) -> list[str]:
+    """The option names that exist for ``game``, in documentation order."""
+    _check_game(game)
+    return [name for name, spec in OPTIONS.items() if spec.applies_to(game)]
+
+
+def _defaults(game: str) -> dict[str, Any]:
+    return {name: OPTIONS[name].default[game] for name in options_for(game)}
+
+
+def presets_for(game: str) -> list[str]:
+    """The preset names of ``game``, sorted."""
+    _check_game(game)
+    return sorted(PRESETS[game])
+
+
+# ---------------------------------------------------------------------------------------------
+# validation helpers
+
+
+def _suggest(word: Any, choices) -> str:
+    if not isinstance(word, str):
+        return ""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    if not close:
+        lowered = [c for c in choices if c.lower() == word.lower()]
+        close = lowered[:1]
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _check_game(game: Any) -> None:
+    if not isinstance(game, str) or game not in GAMES:
+        raise ValueError(
+            f"unknown game {game!r}{_suggest(game, GAMES)}; known games: {', '.join(GAMES)}"
+        )
+
+
+def _check_option_name(game: str, name: Any) -> OptionSpec:
+    """The spec of option ``name`` for ``game``, or a ValueError."""
+    if not isinstance(name, str):
+        raise ValueError(
+            f"rule option names must be strings; got {name!r} for game {game!r}"
+        )
+    spec = OPTIONS.get(name)
+    if spec is None:
+        known = options_for(game)
+        raise ValueError(
+            f"unknown rule option {name!r} for game {game!r}{_suggest(name, known)}; "
+            f"known options: {', '.join(known)}"
+        )
+    if not spec.applies_to(game):
+        raise ValueError(
+            f"rule option {name!r} does not apply to game {game!r}; it applies to: "
+            f"{', '.join(spec.games)}"
+        )
+    return spec
+
+
+def _type_name(v: Any) -> str:
+    return type(v).__name__
+
+
+def _check_value(spec: OptionSpec, game: str, value: Any) -> Any:
+    """Validate one option value for ``game``; return it as a plain Python value."""
+    name = spec.name
+    tail = f" (game {game!r})"
+    allowed = spec.allowed_for(game)
+
+    if spec.kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, np.bool_):
+            return bool(value)
+        raise ValueError(
+            f"rule option {name!r} must be a bool (true or false); "
+            f"got {value!r} ({_type_name(value)}){tail}"
+        )
+
+    if spec.kind == "int":
+        lo, hi = allowed
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ValueError(
+                f"rule option {name!r} must be an int in the range {lo}..{hi}; "
+                f"got {value!r} ({_type_name(value)}){tail}"
+            )
+        value = int(value)
+        if not lo <= value <= hi:
+            raise ValueError(
+                f"rule option {name!r} must be an int in the range {lo}..{hi}; got {value!r}{tail}"
+            )
+        return value
+
+    if spec.kind == "float":
+        lo, hi = allowed
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):
+            raise ValueError(
+                f"rule option {name!r} must be a number in the range {lo}..{hi}; "
+                f"got {value!r} ({_type_name(value)}){tail}"
+            )
+        value = float(value)
+        if math.isnan(value) or not lo <= value <= hi:
+            raise ValueError(
+                f"rule option {name!r} must be a number in the range {lo}..{hi}; "
+                f"got {value!r}{tail}"
+            )
+        return value
+
+    if spec.kind == "choice":
+        if not isinstance(value, str) or value not in allowed:
+            raise ValueError(
+                f"rule option {name!r} must be one of {', '.join(repr(a) for a in allowed)}; "
+                f"got {value!r}{tail}{_suggest(value, allowed)}"
+            )
+        return value
+
+    if spec.kind == "path":
+        return _check_dice_set_path(spec, game, value)
+
+    raise AssertionError(spec.kind)  # pragma: no cover
+
+
+def _check_dice_set_path(spec: OptionSpec, game: str, value: Any) -> str:
+    name = spec.name
+    tail = f" (game {game!r})"
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str) or not value:
+        raise ValueError(
+            f"rule option {name!r} must be 'default' or a path to a YAML/JSON dice-set file; "
+            f"got {value!r}{tail}"
+        )
+    if value != "default" and not os.path.isfile(value):
+        raise ValueError(
+            f"rule option {name!r} must be 'default' or an existing YAML/JSON dice-set file; "
+            f"no such file: {value!r}{tail}"
+        )
+    return value
+
+
+def _load_dice_set(game: str, path: str) -> "DiceSet":
+    from uno_env.core.dice_set import load_dice_set
+
+    try:
+        return load_dice_set(path)
+    except ValueError as e:
+        raise ValueError(f"rule option 'dice_set' (game {game!r}): {e}") from None
+
+
+#: Named rule sets: game -> preset name -> the full option mapping of that preset.
+#: Every game has "standard" (the defaults); classic also has "rlcard".
+PRESETS: dict[str, dict[str, dict[str, Any]]] = (
+    {
+        "classic": {
+            "standard": _defaults("classic"),
+            # RLCard's UNO: 2 players, no UNO call, no challenge, Wild Draw Four only with no
+            # other legal move, drawing only when nothing is playable, a drawn playable card
+            # is played, single round, +1/-1 reward.
+            "rlcard": {
+                **_defaults("classic"),
+                "num_players": 2,
+                "uno_call": "auto",
+                "wd4_challenge": False,
+                "wd4_legality": "any_playable",
+                "voluntary_draw": False,
+                "force_play": True,
+                "episode": "round",
+                "reward": "win_loss",
+            },
+        },
+        "pocket": {"standard": _defaults("pocket")},
+        "dice": {"standard": _defaults("dice")},
+    }
+)
+
+
+def _check_preset(game: str, preset: Any) -> dict[str, Any]:
+    if preset is None:
+        preset = "standard"
+    if not isinstance(preset, str) or preset not in PRESETS[game]:
+        known = presets_for(game)
+        raise ValueError(
+            f"unknown preset {preset!r} for game {game!r}{_suggest(preset, known)}; "
+            f"known presets: {', '.join(known)}"
+        )
+    return PRESETS[game][preset]
+
+
+# ---------------------------------------------------------------------------------------------
+# RuleConfig
+
+
+@dataclass(frozen=True, repr=False)
+class RuleConfig:
+    """The validated rules of one game. Build it with :meth:`make`, :meth:`from_dict` or
+    :meth:`from_yaml`; options that do not exist for ``game`` are ``None``."""
+
+    game: str
+    num_players: int | None = None
+    episode: str | None = None
+    reward: str | None = None
+    target_score: int | None = None
+    uno_call: str | None = None
+    uno_catch_probability: float | None = None
+    max_turns: int | None = None
+    first_wild: str | None = None
+    draw_until_playable: bool | None = None
+    voluntary_draw: bool | None = None
+    wd4_legality: str | None = None
+    wd4_challenge: bool | None = None
+    stacking: bool | None = None
+    seven_zero: bool | None = None
+    jump_in: bool | None = None
+    force_play: bool | None = None
+    extra_wild: bool | None = None
+    dice_wd4_bluff: bool | None = None
+    dice_set: str | None = None
+
+    # -- construction -------------------------------------------------------------------------
+
+    def __post_init__(self) -> None:
+        game = self.game
+        _check_game(game)
+        for name, spec in OPTIONS.items():
+            value = getattr(self, name)
+            if not spec.applies_to(game):
+                if value is not None:
+                    _check_option_name(game, name)  # raises "does not apply to game"
+                continue
+            if value is None:
+                raise ValueError(
+                    f"rule option {name!r} is missing for game {game!r}; "
+                    f"build configs with RuleConfig.make(game, preset, **overrides)"
+                )
+            checked = _check_value(spec, game, value)
+            if checked is not value:
+                object.__setattr__(self, name, checked)
+        if game == "dice":
+            dice = _load_dice_set(game, self.dice_set)
+            need = 5 * self.num_players + 1
+            if len(dice.faces) < need:
+                raise ValueError(
+                    f"rule option 'dice_set' (game 'dice'): the dice set {self.dice_set!r} has "
+                    f"{len(dice.faces)} dice but num_players={self.num_players} needs "
+                    f"{need} (5 per hand + 1 centre die); at most "
+                    f"{(len(dice.faces) - 1) // 5} players fit"
+                )
+
+    @classmethod
+    def make(cls, game: str, preset: str | None = None, **overrides: Any) -> "RuleConfig":
+        """The rules of ``game``: the ``preset`` (default ``"standard"``) with ``overrides``."""
+        _check_game(game)
+        values = dict(_check_preset(game, preset))
+        for name, value in overrides.items():
+            _check_option_name(game, name)
+            if value is None:
+                spec = OPTIONS[name]
+                _check_value(spec, game, value)  # raises with the option's allowed values
+            values[name] = value
+        return cls(game=game, **values)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> "RuleConfig":
+        """Build from a mapping: ``game`` (required), optional ``preset``, then options."""
+        if not isinstance(d, Mapping):
+            raise ValueError(
+                f"a rule configuration must be a mapping with a 'game' key; got {_type_name(d)}"
+            )
+        if "game" not in d:
+            raise ValueError(
+                f"a rule configuration needs the key 'game' (one of {', '.join(GAMES)}); "
+                f"got keys: {', '.join(map(str, d)) or '(none)'}"
+            )
+        rest = {k: v for k, v in d.items() if k not in ("game", "preset")}
+        for k in rest:
+            if not isinstance(k, str):
+                _check_game(d["game"])
+                _check_option_name(d["game"], k)
+        return cls.make(d["game"], d.get("preset"), **rest)
+
+    @classmethod
+    def from_yaml(cls, path: str | os.PathLike) -> "RuleConfig":
+        """Read a rules YAML file (``game:``, optional ``preset:``, then options).
+
+        A relative ``dice_set`` path is resolved against the YAML file's directory.
+        """
+        path = os.fspath(path)
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            raise ValueError(f"rules file {path!r}: cannot read it: {e.strerror or e}") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+            problem = getattr(e, "problem", None) or str(e)
+            raise ValueError(f"rules file {path!r}: malformed YAML{at}: {problem}") from None
+        if data is None:
+            raise ValueError(f"rules file {path!r}: the file is empty; expected a mapping "
+                             f"with at least 'game'")
+        if not isinstance(data, dict):
+            raise ValueError(
+                f"rules file {path!r}: the top level must be a mapping (game: ..., options); "
+                f"got {_type_name(data)}"
+            )
+        if "game" not in data:
+            raise ValueError(
+                f"rules file {path!r}: missing the required key 'game' "
+                f"(one of {', '.join(GAMES)})"
+            )
+        ds = data.get("dice_set")
+        if isinstance(ds, str) and ds != "default" and not os.path.isabs(ds):
+            data = {**data, "dice_set": os.path.join(os.path.dirname(path), ds)}
+        try:
+            return cls.from_dict(data)
+        except ValueError as e:
+            raise ValueError(f"rules file {path!r}: {e}") from None
+
+    # -- use ----------------------------------------------------------------------------------
+
+    options_for = staticmethod(options_for)
+    presets_for = staticmethod(presets_for)
+
+    def options(self) -> dict[str, Any]:
+        """This game's options and their values (no ``game`` key)."""
+        return {name: getattr(self, name) for name in options_for(self.game)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (``game`` plus this game's options); ``from_dict`` round-trips it."""
+        return {"game": self.game, **self.options()}
+
+    def to_yaml(self) -> str:
+        """The config as YAML text that :meth:`from_yaml` reads back."""
+        return yaml.safe_dump(self.to_dict(), sort_keys=False)
+
+    def replace(self, **overrides: Any) -> "RuleConfig":
+        """A new config with ``overrides`` applied, validated like :meth:`make`."""
+        if "game" in overrides:
+            raise ValueError(
+                "replace() cannot change the game (its options differ); "
+                "use RuleConfig.make(game, ...)"
+            )
+        values = self.options()
+        for name, value in overrides.items():
+            _check_option_name(self.game, name)
+            if value is None:
+                _check_value(OPTIONS[name], self.game, value)
+            values[name] = value
+        return type(self)(game=self.game, **values)
+
+    def non_defaults(self) -> dict[str, Any]:
+        """The options whose value differs from the game's standard default."""
+        defaults = _defaults(self.game)
+        return {k: v for k, v in self.options().items() if v != defaults[k]}
+
+    def load_dice_set(self) -> "DiceSet":
+        """The validated dice set (UNO Dice only)."""
+        if self.game != "dice":
+            raise ValueError(f"game {self.game!r} has no dice set; only 'dice' does")
+        return _load_dice_set(self.game, self.dice_set)
+
+    def __repr__(self) -> str:
+        parts = [repr(self.game)] + [f"{k}={v!r}" for k, v in self.non_defaults().items()]
+        return f"RuleConfig.make({', '.join(parts)})"
+
+    __str__ = __repr__
+
+
+assert set(f.name for f in dataclasses.fields(RuleConfig)) == {"game", *OPTIONS}
+
+
+# ---------------------------------------------------------------------------------------------
+# documentation
+
+
+def _md(value: Any) -> str:
+    if isinstance(value, bool):
+        return "`true`" if value else "`false`"
+    if isinstance(value, str):
+        return f"`{value}`"
+    if isinstance(value, int):
+        return f"{value:,}".replace(",", "_") if value >= 10_000 else str(value)
+    return str(value)
+
+
+def _allowed_md(spec: OptionSpec, game: str) -> str:
+    allowed = spec.allowed_for(game)
+    if spec.kind == "bool":
+        return "`true`, `false`"
+    if spec.kind == "choice":
+        return ", ".join(_md(a) for a in allowed)
+    if spec.kind in ("int", "float"):
+        lo, hi = allowed
+        return f"{_md(lo)}..{_md(hi)}"
+    return "`default` or a path to a YAML/JSON dice-set file"
+
+
+def _per_game(spec: OptionSpec, games: tuple[str, ...], fn) -> str:
+    cells = {g: fn(g) for g in games}
+    if len(set(cells.values())) == 1:
+        return next(iter(cells.values()))
+    return "; ".join(f"{g}: {cells[g]}" for g in games)
+
+
+def rules_table_markdown(game: str | None = None) -> str:
+    """The rules table as Markdown: all options, or only ``game``'s with its defaults/ranges."""
+    if game is not None:
+        _check_game(game)
+    lines = [
+        "| option | games | default | allowed values | meaning | source |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, spec in OPTIONS.items():
+        if game is not None and not spec.applies_to(game):
+            continue
+        games = spec.games if game is None else (game,)
+        default = _per_game(spec, games, lambda g: _md(spec.default[g]))
+        allowed = _per_game(spec, games, lambda g: _allowed_md(spec, g))
+        row = [
+            f"`{name}`",
+            ", ".join(spec.games),
+            default,
+            allowed,
+            spec.doc,
+            spec.source,
+        ]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# -- `uno-env rules`: print the options table -----------------------------------------------------
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--game", choices=GAMES, default=None, help="only this game's options")
+
+
+def run(args) -> int:
+    print(rules_table_markdown(args.game))
+    return 0

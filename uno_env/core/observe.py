@@ -1,0 +1,96 @@
+"""The observer: what one seat may know, as a flat float32 vector.
+
+Kept apart from the rules (as in OpenSpiel) so that privacy is decided in one place: this module reads only
+the viewer's own hand, public counts and, in UNO Dice, the public hands and bag.  The draw-pile order, other
+hands (card games) and the hidden flags of the rules (e.g. whether a Wild Draw Four was a bluff) never enter.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from . import engine as E
+
+# block ids, in layout order
+B_HAND, B_OTHER_HANDS, B_TOP, B_COLOUR, B_PHASE, B_DIRECTION, B_HAND_SIZES, B_CALLED, B_DRAW_SIZE = range(9)
+B_DISCARDED, B_BAG, B_PENDING, B_DRAWN, B_SCORES, B_ACTING = range(9, 15)
+NUM_BLOCKS = 15
+
+
+def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...], num_dice: int):
+    """Rows of (offset, length, meaning) plus the int64 offsets array the compiled encoder reads."""
+    k = len(kind_names)
+    dice = game == "dice"
+    n = num_players
+    blocks = [
+        ("hand", k, "own hand: count of each kind (action table order of kinds)"),
+        ("other_hands", (n - 1) * k if dice else 0, "the other seats' hands, counts per kind, next seat first"),
+        ("top", k, "one-hot kind on top of the discard pile (dice: the centre die's face)"),
+        ("colour", 4, "one-hot current colour (red, yellow, green, blue)"),
+        ("phase", E.NUM_PHASES, "one-hot phase: " + ", ".join(E.PHASE_NAMES)),
+        ("direction", 1, "+1 clockwise, -1 counter-clockwise"),
+        ("hand_sizes", n, "cards/dice held by each seat, the viewer first, then in seat order"),
+        ("called_uno", n, "1 where that seat has called UNO and still holds one card (viewer first)"),
+        ("draw_size", 1, "cards in the draw pile (dice: dice in the bag)"),
+        ("discarded", 0 if dice else k, "count of each kind in the discard pile"),
+        ("bag", num_dice if dice else 0, "1 where that die (by id) is in the bag"),
+        ("pending", 1, "cards/dice the pending draw card makes its victim draw"),
+        ("drawn", k, "one-hot kind the viewer drew this turn and may still play"),
+        ("scores", n, "match scores divided by the target score (viewer first)"),
+        ("acting", n, "one-hot seat to act (viewer first)"),
+    ]
+    rows = []
+    offsets = np.zeros(NUM_BLOCKS + 1, dtype=np.int64)
+    pos = 0
+    for i, (name, length, meaning) in enumerate(blocks):
+        offsets[i] = pos
+        rows.append((pos, length, name, meaning))
+        pos += length
+    offsets[NUM_BLOCKS] = pos
+    return rows, offsets
+
+
+@njit(cache=True)
+def observe_one(st, cfg, spec, offs, seat, out):
+    """Write ``seat``'s observation of game ``st`` into ``out`` (float32, length D); True if ``seat`` acts now."""
+    out[:] = 0.0
+    k = cfg[E.C_K]
+    n = cfg[E.C_NP]
+    for kind in range(k):
+        out[offs[B_HAND] + kind] = st[E.O_HAND + seat * E.MAX_KINDS + kind]
+    if cfg[E.C_GAME] == E.GAME_DICE:
+        for r in range(1, n):
+            other = (seat + r) % n
+            base = offs[B_OTHER_HANDS] + (r - 1) * k
+            for kind in range(k):
+                out[base + kind] = st[E.O_HAND + other * E.MAX_KINDS + kind]
+        for die in range(cfg[E.C_NUM_DICE]):
+            if st[E.O_DIE_LOC + die] == E.LOC_BAG:
+                out[offs[B_BAG] + die] = 1.0
+    else:
+        for kind in range(k):
+            out[offs[B_DISCARDED] + kind] = st[E.O_DISC_COUNT + kind]
+    out[offs[B_TOP] + st[E.S_TOP]] = 1.0
+    out[offs[B_COLOUR] + st[E.S_COLOUR]] = 1.0
+    out[offs[B_PHASE] + st[E.S_PHASE]] = 1.0
+    out[offs[B_DIRECTION]] = st[E.S_DIR]
+    target = cfg[E.C_TARGET]
+    for r in range(n):
+        other = (seat + r) % n
+        out[offs[B_HAND_SIZES] + r] = st[E.O_HAND_N + other]
+        out[offs[B_CALLED] + r] = st[E.O_CALLED + other]
+        out[offs[B_SCORES] + r] = st[E.O_SCORES + other] / target
+    out[offs[B_DRAW_SIZE]] = st[E.S_DRAW_N]
+    out[offs[B_PENDING]] = st[E.S_PENDING]
+    if st[E.S_CUR] == seat and st[E.S_DRAWN] >= 0 and st[E.S_PHASE] == E.PH_DRAWN:
+        out[offs[B_DRAWN] + st[E.S_DRAWN]] = 1.0
+    if st[E.S_DONE] == 0:
+        out[offs[B_ACTING] + (st[E.S_CUR] - seat + n) % n] = 1.0
+        return st[E.S_CUR] == seat
+    return False
+
+
+@njit(cache=True, parallel=True)
+def observe_batch(states, cfg, spec, offs, seats, out):
+    for b in prange(states.shape[0]):
+        observe_one(states[b], cfg, spec, offs, seats[b], out[b])
