@@ -47,4 +47,18 @@ def _register() -> None:
                 pettingzoo.register("aec", env_id, entry_point=f"uno_env.{game}_v0:env")
 
 
+    import gymnasium
+
+    for game in GAMES:
+        gym_id = f"uno_env/{game.capitalize()}-v0"
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(
+                gym_id,
+                entry_point="uno_env.gym_env:UnoGymEnv",
+                vector_entry_point="uno_env.vector:make_gym_vector_env",
+                kwargs={"game": game},
+                disable_env_checker=False,
+            )
+
+
 _register()
