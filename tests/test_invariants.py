@@ -1,0 +1,97 @@
+"""Invariants after every step over many random games: every game, player count and option set.
+
+The soak runs in the compiled core (``uno_env.core.invariants``): ~20,000 games in the default run.  Each game
+checks, after every step, card/die conservation (each physical card or die in exactly one place), no negative
+counts, hand sizes, the top card, a non-empty mask for the acting seat, rewards summing to zero, and that the
+game ends or truncates within ``max_turns``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from uno_env.config import RuleConfig
+from uno_env.core import invariants as I
+from uno_env.core.game import Game
+
+HOUSE = dict(stacking=True, seven_zero=True, jump_in=True, force_play=True)
+# (game, options, games, play_bias): bias 0 = uniform random; games with long random play get fewer seeds
+CONFIGS = [
+    ("classic", dict(num_players=2), 1500, 0.0),
+    ("classic", dict(num_players=2), 1500, 0.9),
+    ("classic", dict(num_players=3, uno_catch_probability=0.5), 1000, 0.8),
+    ("classic", dict(num_players=4, **HOUSE), 1000, 0.8),
+    ("classic", dict(num_players=7, draw_until_playable=True, first_wild="choose_colour"), 600, 0.8),
+    ("classic", dict(num_players=10, wd4_legality="any_playable", uno_call="auto"), 400, 0.8),
+    ("classic", dict(num_players=3, episode="match", reward="points", max_turns=20000), 300, 0.9),
+    ("classic", dict(num_players=5, wd4_challenge=False, voluntary_draw=False, **HOUSE), 800, 0.5),
+    ("classic", dict(preset="rlcard"), 5000, 0.0),
+    ("pocket", dict(num_players=2), 1500, 0.0),
+    ("pocket", dict(num_players=3, extra_wild=True), 1000, 0.8),
+    ("pocket", dict(num_players=4, **HOUSE), 800, 0.8),
+    ("pocket", dict(num_players=5, episode="match", reward="points", max_turns=20000), 300, 0.9),
+    ("dice", dict(num_players=2), 2500, 0.0),
+    ("dice", dict(num_players=3, dice_wd4_bluff=True), 1500, 0.5),
+    ("dice", dict(num_players=4, episode="match", reward="points"), 600, 0.5),
+]
+
+
+def _run(game, options, num_games, bias, seed_base):
+    options = dict(options)
+    preset = options.pop("preset", None)
+    g = Game(RuleConfig.make(game, preset, **options))
+    seeds = np.arange(seed_base, seed_base + num_games, dtype=np.int64) * 7919 + 1
+    out = np.zeros((num_games, 2), dtype=np.int64)
+    I.soak(g.cfg, g.spec, g.dice, seeds, bias, out)
+    return g, seeds, out
+
+
+@pytest.mark.parametrize("game,options,num_games,bias", CONFIGS, ids=lambda v: str(v))
+def test_invariants_hold_after_every_step(game, options, num_games, bias):
+    g, seeds, out = _run(game, options, num_games, bias, seed_base=1000)
+    failed = np.flatnonzero(out[:, 1])
+    assert failed.size == 0, (
+        f"{failed.size} games broke an invariant; first: seed {seeds[failed[0]]} at step {out[failed[0], 0]}: "
+        f"{I.FAILURE_NAMES[out[failed[0], 1]]}"
+    )
+    assert (out[:, 0] > 0).all()
+
+
+def test_soak_covers_at_least_20000_games():
+    assert sum(c[2] for c in CONFIGS) >= 20000
+
+
+def test_checker_catches_a_lost_card():
+    """The checker itself must be able to fail: remove one card from a hand and expect a conservation error."""
+    from uno_env.core import engine as E
+
+    g = Game(RuleConfig.make("classic"))
+    st, rng = g.new_states(1)
+    E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, 3)
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == 0
+    kind = int(np.flatnonzero(st[0, E.O_HAND: E.O_HAND + g.num_kinds])[0])
+    st[0, E.O_HAND + kind] -= 1
+    st[0, E.O_HAND_N] -= 1
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_CONSERVATION
+    st[0, E.O_HAND_N] += 5
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_HAND_SIZE
+
+
+def test_checker_catches_a_duplicated_die():
+    from uno_env.core import engine as E
+
+    g = Game(RuleConfig.make("dice"))
+    st, rng = g.new_states(1)
+    E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, 3)
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == 0
+    in_hand = int(np.flatnonzero(st[0, E.O_DIE_LOC: E.O_DIE_LOC + g.dice.shape[0]] == 0)[0])
+    st[0, E.O_DRAW + st[0, E.S_DRAW_N]] = in_hand  # the same die also listed in the bag
+    st[0, E.S_DRAW_N] += 1
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_CONSERVATION
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game,options,num_games,bias", CONFIGS, ids=lambda v: str(v))
+def test_invariants_soak_long(game, options, num_games, bias):
+    _, seeds, out = _run(game, options, num_games * 10, bias, seed_base=10**6)
+    assert not out[:, 1].any(), I.FAILURE_NAMES[out[np.flatnonzero(out[:, 1])[0], 1]]

@@ -1,0 +1,163 @@
+"""Compiled invariant checks and a random-play soak driver, for tests over many games.
+
+``check_state`` recomputes everything from scratch (it trusts none of the core's incremental counters), so a
+bookkeeping bug in the rules shows up as a broken invariant at the step that caused it.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import engine as E
+
+# failure codes (0 = fine)
+BAD_COUNT = 1  # a negative or impossible count
+BAD_HAND_SIZE = 2  # hand size disagrees with the hand
+BAD_CONSERVATION = 3  # a card/die is missing, duplicated or invented
+BAD_SEAT = 4  # acting seat out of range
+BAD_TOP = 5  # top/centre disagrees with the discard pile
+BAD_MASK = 6  # the acting seat has no legal action
+BAD_PILES = 7  # pile sizes out of range
+NOT_ENDED = 8  # a game ran past max_turns without ending
+CORE_REJECTED = 9  # the core refused an action its own mask offered
+BAD_REWARD = 10  # an episode's rewards do not sum to zero
+FAILURE_NAMES = ("ok", "negative count", "hand size", "conservation", "seat", "top card", "empty mask",
+                 "pile size", "did not end", "core rejected a legal action", "rewards do not sum to 0")
+
+
+@njit(cache=True)
+def check_state(st, cfg, spec, dice):
+    n = cfg[E.C_NP]
+    k = cfg[E.C_K]
+    if st[E.S_CUR] < 0 or st[E.S_CUR] >= n:
+        return BAD_SEAT
+    if st[E.S_PENDING] < 0 or st[E.S_DRAW_N] < 0 or st[E.S_DISC_N] < 1:
+        return BAD_PILES
+    for seat in range(E.MAX_PLAYERS):
+        total = 0
+        for kind in range(E.MAX_KINDS):
+            c = st[E.O_HAND + seat * E.MAX_KINDS + kind]
+            if c < 0 or (c > 0 and (seat >= n or kind >= k)):
+                return BAD_COUNT
+            total += c
+        if total != st[E.O_HAND_N + seat]:
+            return BAD_HAND_SIZE
+    if cfg[E.C_GAME] == E.GAME_DICE:
+        nd = cfg[E.C_NUM_DICE]
+        if st[E.S_DISC_N] != 1:
+            return BAD_PILES
+        seen = np.zeros(nd, np.int32)
+        for i in range(st[E.S_DRAW_N]):
+            die = st[E.O_DRAW + i]
+            if die < 0 or die >= nd or st[E.O_DIE_LOC + die] != E.LOC_BAG:
+                return BAD_CONSERVATION
+            seen[die] += 1
+        centre = st[E.O_DISC]
+        if centre < 0 or centre >= nd or st[E.O_DIE_LOC + centre] != E.LOC_CENTRE:
+            return BAD_CONSERVATION
+        seen[centre] += 1
+        counts = np.zeros((n, k), np.int32)
+        for die in range(nd):
+            loc = st[E.O_DIE_LOC + die]
+            face = st[E.O_DIE_FACE + die]
+            if face < 0 or face > 5:
+                return BAD_COUNT
+            if loc >= 0:
+                if loc >= n:
+                    return BAD_CONSERVATION
+                seen[die] += 1
+                counts[loc, dice[die, face]] += 1
+        for die in range(nd):
+            if seen[die] != 1:
+                return BAD_CONSERVATION
+        for seat in range(n):
+            for kind in range(k):
+                if counts[seat, kind] != st[E.O_HAND + seat * E.MAX_KINDS + kind]:
+                    return BAD_CONSERVATION
+        if st[E.S_TOP] != dice[centre, st[E.O_DIE_FACE + centre]]:
+            return BAD_TOP
+        return 0
+    if st[E.S_DRAW_N] + st[E.S_DISC_N] > E.MAX_ITEMS:
+        return BAD_PILES
+    total = np.zeros(k, np.int64)
+    disc = np.zeros(k, np.int64)
+    for i in range(st[E.S_DRAW_N]):
+        kind = st[E.O_DRAW + i]
+        if kind < 0 or kind >= k:
+            return BAD_CONSERVATION
+        total[kind] += 1
+    for i in range(st[E.S_DISC_N]):
+        kind = st[E.O_DISC + i]
+        if kind < 0 or kind >= k:
+            return BAD_CONSERVATION
+        total[kind] += 1
+        disc[kind] += 1
+    for seat in range(n):
+        for kind in range(k):
+            total[kind] += st[E.O_HAND + seat * E.MAX_KINDS + kind]
+    for kind in range(k):
+        if total[kind] != spec[kind, 3]:
+            return BAD_CONSERVATION
+        if disc[kind] != st[E.O_DISC_COUNT + kind]:
+            return BAD_COUNT
+    if st[E.S_TOP] != st[E.O_DISC + st[E.S_DISC_N] - 1]:
+        return BAD_TOP
+    return 0
+
+
+@njit(cache=True)
+def soak(cfg, spec, dice, seeds, play_bias, out):
+    """Play one random game per seed, checking every invariant after every step.
+
+    ``play_bias`` in [0, 1]: the chance that the random player picks among non-draw actions when it has any
+    (uniform random players draw so often that 2-player classic games run ~1,300 decisions; biased ones give
+    shorter games and more round ends per second).  ``out[i]`` = (steps taken, failure code): a failing game stops at the step that broke an invariant.
+    """
+    num_actions = 3 * cfg[E.C_K] + 10 + E.MAX_PLAYERS - 1
+    draw_action = 2 * cfg[E.C_K] + 4
+    st = np.zeros(E.STATE_LEN, np.int32)
+    rng = np.zeros(1, np.uint64)
+    pick = np.zeros(1, np.uint64)
+    mask = np.zeros(num_actions, np.int8)
+    scratch = np.zeros(num_actions, np.int8)
+    rew = np.zeros(E.MAX_PLAYERS, np.float32)
+    legal = np.zeros(num_actions, np.int64)  # legal actions, non-draw ones first
+    for g in range(seeds.shape[0]):
+        E.reset_one(st, rng, cfg, spec, dice, seeds[g])
+        E.seed_rng(pick, seeds[g] ^ 0x5DEECE66D)
+        out[g, 1] = check_state(st, cfg, spec, dice)
+        steps = 0
+        reward_sum = 0.0
+        while out[g, 1] == 0 and st[E.S_DONE] == 0:
+            if steps > cfg[E.C_MAX_TURNS]:
+                out[g, 1] = NOT_ENDED
+                break
+            count = E.legal_mask(st, cfg, spec, dice, mask)
+            if count == 0:
+                out[g, 1] = BAD_MASK
+                break
+            n_play = 0
+            for a in range(num_actions):  # non-draw actions first, then draw, for the biased pick
+                if mask[a] == 1 and a != draw_action:
+                    legal[n_play] = a
+                    n_play += 1
+            n_legal = n_play
+            if mask[draw_action] == 1:
+                legal[n_play] = draw_action
+                n_legal += 1
+            u = E._below(pick, 1 << 20) / float(1 << 20)
+            if n_play > 0 and u < play_bias:
+                action = legal[E._below(pick, n_play)]
+            else:
+                action = legal[E._below(pick, n_legal)]
+            code = E.step_one(st, rng, cfg, spec, dice, action, scratch, rew)
+            steps += 1
+            if code != 0:
+                out[g, 1] = CORE_REJECTED
+                break
+            for i in range(E.MAX_PLAYERS):
+                reward_sum += rew[i]
+            out[g, 1] = check_state(st, cfg, spec, dice)
+        if out[g, 1] == 0 and abs(reward_sum) > 1e-4:
+            out[g, 1] = BAD_REWARD
+        out[g, 0] = steps
