@@ -44,7 +44,8 @@ def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...],
     pos = 0
     for i, (name, length, meaning) in enumerate(blocks):
         offsets[i] = pos
-        rows.append((pos, length, name, meaning))
+        if length:  # blocks a game does not have keep their (empty) offset but get no row
+            rows.append((pos, length, name, meaning))
         pos += length
     offsets[NUM_BLOCKS] = pos
     return rows, offsets
