@@ -1,0 +1,35 @@
+"""The README's tables are the code's tables: the rules options and the action-table arithmetic."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import uno_env
+from uno_env.config import rules_table_markdown
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_rules_table_matches_the_option_table():
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"<!-- rules-table:start -->\n(.*?)<!-- rules-table:end -->", text, re.S)
+    assert block, "README lost its rules-table markers"
+    assert block.group(1).strip() == rules_table_markdown().strip(), (
+        "README rules table is stale: paste the output of `uno-env rules` between the markers")
+
+
+def test_readme_action_counts_match_the_code():
+    text = README.read_text(encoding="utf-8")
+    for game, k in (("classic", 54), ("pocket", 51), ("dice", 38)):
+        names = uno_env.action_names(game)
+        assert len(names) == 3 * k + 19
+        assert f"{game} {3 * k + 19}" in text
+    assert "A = 3K + 19" in text
+
+
+def test_readme_observation_blocks_are_the_layout_blocks():
+    text = README.read_text(encoding="utf-8")
+    for game in uno_env.GAMES:
+        env = uno_env.raw_env(game)
+        for _, _, name, _ in env.unwrapped.observation_layout:
+            assert f"| {name} |" in text, f"README observation table misses block {name!r}"
