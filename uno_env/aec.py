@@ -199,9 +199,9 @@ class raw_env(AECEnv, EzPickle):
         return self.observe(agent)["action_mask"]
 
     def last(self, observe: bool = True):
-        agent = self.agent_selection
         if not self._has_reset:
             raise OrderError("reset() needs to be called before last()")
+        agent = self.agent_selection
         return (
             self.observe(agent) if observe else None,
             self._cumulative_rewards[agent],

@@ -403,6 +403,12 @@ def _deal_cards(st, cfg, spec, dice, rng):
     st[S_DRAW_N] = n
     st[S_DISC_N] = 0
     _shuffle(st, O_DRAW, n, rng)
+    _deal_from_pile(st, cfg, spec, dice, rng)
+
+
+@njit(cache=True)
+def _deal_from_pile(st, cfg, spec, dice, rng):
+    """Deal the hands from the draw pile as it stands (top last) and turn up the first card."""
     np_ = cfg[C_NP]
     for _ in range(cfg[C_DEAL]):
         for i in range(1, np_ + 1):  # one at a time, starting left of the dealer
@@ -434,7 +440,10 @@ def _deal_cards(st, cfg, spec, dice, rng):
         st[S_CONT] = CONT_START
         return
     st[S_COLOUR] = spec[kind, COL_COLOUR]
-    if sym == SKIP or (sym == REVERSE and np_ == 2):
+    if sym == SKIP:
+        st[S_CUR] = (first + 1) % np_
+    elif sym == REVERSE and np_ == 2:  # acts as Skip; the direction flips as for a played Reverse
+        st[S_DIR] = -1
         st[S_CUR] = (first + 1) % np_
     elif sym == REVERSE:
         st[S_DIR] = -1
@@ -499,6 +508,20 @@ def _start_round(st, cfg, spec, dice, rng, first_or_dealer):
     else:
         st[S_DEALER] = first_or_dealer
         _deal_cards(st, cfg, spec, dice, rng)
+
+
+@njit(cache=True)
+def deal_prepared(st, rng, cfg, spec, dice, dealer):
+    """Test hook (card games): start a round from the draw pile already in ``st`` (a whole deck, top last),
+    unshuffled, with ``dealer`` dealing: scenario tests of the deal and of the first card turned up."""
+    n = st[S_DRAW_N]
+    pile = st[O_DRAW: O_DRAW + n].copy()
+    _clear_round(st, cfg)
+    st[O_DRAW: O_DRAW + n] = pile
+    st[S_DRAW_N] = n
+    st[S_DISC_N] = 0
+    st[S_DEALER] = dealer
+    _deal_from_pile(st, cfg, spec, dice, rng)
 
 
 @njit(cache=True)
@@ -737,7 +760,7 @@ def _apply_effect(st, cfg, spec, dice, rng, seat, rew):
     elif cfg[C_SEVEN_ZERO] == 1 and sym == 7 and np_ > 1:
         st[S_PHASE] = PH_SWAP
     elif cfg[C_SEVEN_ZERO] == 1 and sym == 0:
-        _uno_check(st, cfg, spec, dice, rng, seat)
+        # hands that change owner carry no UNO penalty (catching before the pass would punish the receiver)
         _rotate_hands(st, cfg, st[S_DIR])
         st[S_UNO_MISSED] = -1
         _end_turn(st, cfg, spec, dice, rng, seat, False)
@@ -886,14 +909,15 @@ def _apply(st, rng, cfg, spec, dice, action, rew):
     elif action < 3 * k + 10:  # give a card (Wild Dip Into Deck)
         kind = action - (2 * k + 10)
         _remove_from_hand(st, seat, kind)
+        if st[O_HAND_N + seat] == 1 and st[S_UNO_MISSED] != seat:
+            st[O_CALLED + seat] = 1  # UNO called with the Dip (drawing cleared the flag) counts after the give
         nxt = _next_seat(st, cfg, seat, 1)
         st[_hand(nxt, kind)] += 1
         _set_hand_n(st, nxt, st[O_HAND_N + nxt] + 1)
         _end_turn(st, cfg, spec, dice, rng, seat, False)
     else:  # swap hands (seven_zero)
         other = (seat + action - (3 * k + 10) + 1) % cfg[C_NP]
-        _uno_check(st, cfg, spec, dice, rng, seat)
-        _swap_hands(st, cfg, seat, other)
+        _swap_hands(st, cfg, seat, other)  # no UNO penalty: the one-card hand changes owner
         st[S_UNO_MISSED] = -1
         _end_turn(st, cfg, spec, dice, rng, seat, False)
     if st[S_DONE] == 0 and st[S_TURNS] >= cfg[C_MAX_TURNS]:

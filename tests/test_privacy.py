@@ -1,0 +1,140 @@
+"""Observation privacy: a seat's observation and mask depend only on what that seat may know.
+
+At many states reached by random play, the hidden parts of the state are changed (an opponent's hand, same size;
+the draw pile's order; whether the last Wild Draw Four / Wild Draw 2 was a bluff; in UNO Dice the future rolls,
+i.e. the PRNG state) and every seat's observation and action mask must stay exactly the same.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from conftest import E, make_env, random_play
+
+HOUSE = {"stacking": True, "seven_zero": True, "jump_in": True}
+
+
+def _views(env):
+    return {a: env.unwrapped.observe(a) for a in env.possible_agents}
+
+
+def _same(a, b):
+    return np.array_equal(a["observation"], b["observation"]) and np.array_equal(a["action_mask"], b["action_mask"])
+
+
+def _restore(u, st, r):
+    u._st[:] = st
+    u._r[:] = r
+    u._sync_after_load()
+
+
+def _change_opponent_hand(u, s, viewer, rng):
+    """Deal seat ``o`` != viewer a different hand of the same size from its hand + the draw pile."""
+    n = len(s["hands"])
+    o = int(rng.choice([x for x in range(n) if x != viewer]))
+    hand = list(s["hands"][o])
+    keep = []
+    if o == s["current_seat"] and s["phase"] == "drawn":  # the card drawn this turn stays in that hand
+        drawn = u.game.kinds.names[u._st[E.S_DRAWN]]
+        keep = [drawn]
+        hand.remove(drawn)
+    pool = hand + list(s["draw_pile"])
+    order = rng.permutation(len(pool))
+    new_hand = keep + [pool[i] for i in order[: len(hand)]]
+    new_draw = [pool[i] for i in order[len(hand):]]
+    hands_ = [list(h) for h in s["hands"]]
+    hands_[o] = new_hand
+    u.load_state_dict({"hands": hands_, "draw_pile": new_draw})
+    return Counter(new_hand) != Counter(s["hands"][o])
+
+
+@pytest.mark.parametrize("game,n,rules", [
+    ("classic", 2, None), ("classic", 4, None), ("classic", 3, HOUSE), ("classic", 2, "rlcard"),
+    ("pocket", 2, None), ("pocket", 5, HOUSE),
+])
+def test_hidden_information_does_not_leak(game, n, rules):
+    rng = np.random.default_rng(2024)
+    changed = Counter()
+    for seed in range(3):
+        env = make_env(game, rules, num_players=n, seed=seed)
+        u = env.unwrapped
+        for _ in random_play(env, rng, 120):
+            if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
+                break
+            st, r = u._st.copy(), u._r.copy()
+            s = u.state_dict()
+            base = _views(env)
+            # 1. an opponent's hand (same size), for every viewer
+            for v in range(n):
+                changed["hand"] += _change_opponent_hand(u, s, v, rng)
+                assert _same(u.observe(f"player_{v}"), base[f"player_{v}"]), (s, v)
+                assert u.agent_selection == env.possible_agents[s["current_seat"]]
+                _restore(u, st, r)
+            # 2. the order of the draw pile
+            if len(set(s["draw_pile"])) > 1:
+                u.load_state_dict({"draw_pile": list(rng.permutation(s["draw_pile"]))})
+                changed["draw order"] += 1
+                for a, view in _views(env).items():
+                    assert _same(view, base[a]), (s, a)
+                _restore(u, st, r)
+            # 3. whether the last Wild Draw Four / Wild Draw 2 was a bluff, and the PRNG (future shuffles)
+            u.load_state_dict({"wd_guilty": 1 - int(u._st[E.S_WD_GUILTY])})
+            u._r[0] ^= np.uint64(0x5DEECE66D)
+            changed["bluff"] += s["phase"] == "pending draw"
+            for a, view in _views(env).items():
+                assert _same(view, base[a]), (s, a)
+            _restore(u, st, r)
+            assert _same(_views(env)[env.agent_selection], base[env.agent_selection])
+    assert changed["hand"] > 50 and changed["draw order"] > 50
+    if game == "classic" and rules is None:
+        assert changed["bluff"] > 0
+
+
+@pytest.mark.parametrize("game", ["classic", "pocket"])
+def test_own_hand_is_observed(game):
+    """The check above can fail: changing the viewer's own hand changes its observation."""
+    env = make_env(game, seed=1)
+    u = env.unwrapped
+    s = u.state_dict()
+    base = u.observe("player_0")
+    hands_ = [list(h) for h in s["hands"]]
+    draw = list(s["draw_pile"])
+    i = next(j for j, c in enumerate(draw) if c not in hands_[0])
+    hands_[0][0], draw[i] = draw[i], hands_[0][0]
+    u.load_state_dict({"hands": hands_, "draw_pile": draw})
+    assert not np.array_equal(u.observe("player_0")["observation"], base["observation"])
+    assert np.array_equal(u.observe("player_1")["observation"], _views(env)["player_1"]["observation"])
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_dice_future_rolls_hidden_hands_public(n):
+    rng = np.random.default_rng(7)
+    checks = 0
+    for seed in range(3):
+        env = make_env("dice", num_players=n, seed=seed)
+        u = env.unwrapped
+        for _ in random_play(env, rng, 150):
+            if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
+                break
+            st, r = u._st.copy(), u._r.copy()
+            base = _views(env)
+            u._r[0] = np.uint64(rng.integers(0, 2**63))  # a different future of rolls
+            for a, view in _views(env).items():
+                assert _same(view, base[a])
+            checks += 1
+            _restore(u, st, r)
+            # hands are public by rule: turning an opponent's die to another face changes what others see
+            s = u.state_dict()
+            die = next(i for i, d in enumerate(s["dice"]) if d["location"] == 1)
+            dice = [{"location": d["location"], "face": d["face"]} for d in s["dice"]]
+            old_kind = s["dice"][die]["shows"]
+            for f in range(6):
+                if u.game.kinds.names[u.game.dice[die, f]] != old_kind:
+                    dice[die]["face"] = f
+                    break
+            u.load_state_dict({"dice": dice})
+            assert not np.array_equal(_views(env)["player_0"]["observation"], base["player_0"]["observation"])
+            _restore(u, st, r)
+    assert checks > 100
