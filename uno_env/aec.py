@@ -20,6 +20,7 @@ from .core.game import Game
 from .core.observe import observe_one
 
 _step_masked = E.step_masked
+_observe_one = observe_one
 from .render import render_ansi
 
 
@@ -122,7 +123,9 @@ class raw_env(AECEnv, EzPickle):
         self._np_random: np.random.Generator | None = None
         self._has_reset = False
         self._illegal_ended = False
+        self._live = False  # reset and not finished: step() takes the fast path
         self._rewards_set = False
+        self._num_actions = a
 
     # -- metadata researchers use -----------------------------------------------------------------
     @property
@@ -177,6 +180,7 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._has_reset = True
         self._illegal_ended = False
+        self._live = True
         self._rewards_set = False
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
         self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
@@ -184,14 +188,15 @@ class raw_env(AECEnv, EzPickle):
     def _sync_after_load(self) -> None:
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
         self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
+        self._live = self._st[E.S_DONE] == 0 and not self._illegal_ended
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
         obs = np.empty(self._obs_dim, dtype=np.float32)
-        acting = observe_one(self._st, self._cfg, self._spec, self._obs_offsets, self._seat[agent], obs)
-        return {"observation": obs,
-                "action_mask": self._mask.copy() if acting and not self._illegal_ended else self._zero_mask.copy()}
+        if _observe_one(self._st, self._cfg, self._spec, self._obs_offsets, self._seat[agent], obs) and self._live:
+            return {"observation": obs, "action_mask": self._mask.copy()}
+        return {"observation": obs, "action_mask": self._zero_mask.copy()}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The legal-action mask of ``agent`` (default: the acting agent)."""
@@ -211,33 +216,19 @@ class raw_env(AECEnv, EzPickle):
         )
 
     def step(self, action: Any) -> None:
-        if not self._has_reset:
-            raise OrderError("reset() needs to be called before step()")
-        agent = self.agent_selection
-        if not self.agents:
-            raise OrderError("the game is over and every agent has been removed; call reset()")
-        if self.terminations[agent] or self.truncations[agent]:
-            if action is not None:
-                raise OrderError(
-                    f"{agent} has finished (terminated or truncated); the only valid action is None, got {action!r}"
-                )
-            self._was_dead_step(None)
+        if not self._live:  # not reset yet, or the game is over: only dead-agent steps remain
+            self._step_not_live(action)
             return
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
-                action = int(action)
-            else:
-                raise ActionOutOfRangeError(
-                    f"action must be an integer in [0, {self.game.num_actions}), got {action!r} "
-                    f"of type {type(action).__name__}"
-                )
-        if not 0 <= action < self.game.num_actions:
-            raise ActionOutOfRangeError(f"action {action} is out of range [0, {self.game.num_actions})")
+        if type(action) is not int:
+            action = self._as_action(action)
+        if not 0 <= action < self._num_actions:
+            raise ActionOutOfRangeError(f"action {action} is out of range [0, {self._num_actions})")
+        agent = self.agent_selection
         if not self._mask[action]:
             if self._terminate_on_illegal:
                 self._end_by_illegal_action(agent)
                 return
-            raise IllegalActionError(self._illegal_message(agent, int(action)))
+            raise IllegalActionError(self._illegal_message(agent, action))
         cur_rewards = self._cumulative_rewards
         if cur_rewards[agent]:
             cur_rewards[agent] = 0.0
@@ -256,6 +247,7 @@ class raw_env(AECEnv, EzPickle):
             self._rewards_set = False
         done = (code >> 3) & 3
         if done:
+            self._live = False
             flags = self.terminations if done == 1 else self.truncations
             for a in self.agents:
                 flags[a] = True
@@ -265,6 +257,28 @@ class raw_env(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[code >> 8]
         if self.render_mode == "human":
             self.render()
+
+    def _step_not_live(self, action: Any) -> None:
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before step()")
+        if not self.agents:
+            raise OrderError("the game is over and every agent has been removed; call reset()")
+        agent = self.agent_selection
+        if action is not None:
+            raise OrderError(
+                f"{agent} has finished (terminated or truncated); the only valid action is None, got {action!r}"
+            )
+        self._was_dead_step(None)
+
+    def _as_action(self, action: Any) -> int:
+        """Accept numpy integers (and 0-d integer arrays); anything else is a clear error, never a guess."""
+        if isinstance(action, np.integer) or (
+            isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
+        ):
+            return int(action)
+        raise ActionOutOfRangeError(
+            f"action must be an integer in [0, {self._num_actions}), got {action!r} of type {type(action).__name__}"
+        )
 
     def _illegal_message(self, agent: str, action: int) -> str:
         legal = [self.game.action_names[i] for i in np.flatnonzero(self._mask)]
@@ -284,6 +298,7 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
         self._deads_step_first()
         self._illegal_ended = True
+        self._live = False
         self._mask[:] = 0
 
     def _require_reset(self, what: str) -> None:
