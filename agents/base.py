@@ -1,0 +1,175 @@
+"""The :class:`Agent` protocol every shell uses, and the helpers agents share.
+
+An agent acts on what one seat may know: the float32 ``observation`` vector and the int8 ``action_mask`` of the
+acting seat (exactly the two arrays of the environments' observation dict).  It is built for one configured
+game (:class:`uno_env.core.game.Game`), from which it decodes the observation (:class:`ObsView`) and the action
+table (:class:`ActionView`).
+
+Contract of every agent in this package:
+
+* ``act(observation, action_mask) -> int``: one legal action id (the observation may also be the dict
+  ``{"observation": ..., "action_mask": ...}``, then ``action_mask`` may be omitted);
+* ``act_batch(observations (B, D) float32, masks (B, A) int8) -> int64 (B,)``: the same for a batch of games;
+* ``reset(seed=None)``: reseed the agent's own random stream (call it once per game for reproducible runs);
+  given the same seed and the same inputs an agent makes the same choices;
+* agents are picklable (the arena ships them to worker processes).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, runtime_checkable
+
+import numpy as np
+
+from uno_env.core import engine as E
+from uno_env.core import observe as O
+from uno_env.core.cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, NO_COLOUR
+
+__all__ = ["Agent", "BaseAgent", "ObsView", "ActionView", "resolve_game", "split_observation", "NoLegalActionError"]
+
+
+class NoLegalActionError(ValueError):
+    """An agent was asked to act with an all-zero action mask (the seat is not acting or the game is over)."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What the environments, the arena and the batched simulator need from a policy."""
+
+    name: str
+
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """One legal action id for the acting seat."""
+        ...
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One legal action id per row (int64, shape (B,))."""
+        ...
+
+
+def resolve_game(game: Any):
+    """A :class:`~uno_env.core.game.Game` from a Game, a game name, a RuleConfig or an environment."""
+    from uno_env.config import RuleConfig
+    from uno_env.core.game import Game
+
+    if isinstance(game, Game):
+        return game
+    if isinstance(game, RuleConfig):
+        return Game(game)
+    if isinstance(game, str):
+        from uno_env import GAMES
+
+        if game not in GAMES:
+            raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
+        return Game(RuleConfig.make(game))
+    inner = getattr(game, "unwrapped", game)
+    if isinstance(getattr(inner, "game", None), Game):
+        return inner.game
+    raise TypeError(
+        f"game must be a uno_env Game, a game name, a RuleConfig or an environment; got {type(game).__name__}"
+    )
+
+
+def split_observation(observation: Any, action_mask: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Accept ``(vector, mask)`` or ``({"observation", "action_mask"}, None)``; return the two arrays."""
+    if isinstance(observation, Mapping):
+        if action_mask is None:
+            action_mask = observation["action_mask"]
+        observation = observation["observation"]
+    if action_mask is None:
+        raise TypeError("act() needs an action_mask (or an observation dict holding one)")
+    return np.asarray(observation), np.asarray(action_mask)
+
+
+class ObsView:
+    """Where each block of a game's observation vector lives (slices into the vector, or into rows of a batch).
+
+    Attributes are slices named after the README's observation layout: ``hand``, ``other_hands``, ``top``,
+    ``colour``, ``phase``, ``direction``, ``hand_sizes``, ``called_uno``, ``draw_size``, ``discarded``, ``bag``,
+    ``pending``, ``drawn``, ``scores``, ``acting``.  Seat-indexed blocks start with the viewer.
+    """
+
+    _NAMES = ("hand", "other_hands", "top", "colour", "phase", "direction", "hand_sizes", "called_uno",
+              "draw_size", "discarded", "bag", "pending", "drawn", "scores", "acting")
+
+    def __init__(self, game):
+        offs = [int(x) for x in game.obs_offsets]
+        assert len(self._NAMES) == O.NUM_BLOCKS
+        for i, name in enumerate(self._NAMES):
+            setattr(self, name, slice(offs[i], offs[i + 1]))
+        self.dim = offs[-1]
+
+
+class ActionView:
+    """The action sections of a game (``engine.action_offsets``) plus per-kind data as arrays."""
+
+    def __init__(self, game):
+        k = game.num_kinds
+        self.k = k
+        self.num_actions = game.num_actions
+        off = E.action_offsets(k)
+        self.play = off["play"]
+        self.play_uno = off["play_uno"]
+        self.colour = off["colour"]
+        self.draw = off["draw"]
+        self.keep = off["keep"]
+        self.challenge = off["challenge"]
+        self.accept = off["accept"]
+        self.pass_ = off["pass"]
+        self.reroll = off["reroll"]
+        self.give = off["give"]
+        self.swap = off["swap"]
+        spec = np.asarray(game.spec)
+        self.kind_colour = spec[:, COL_COLOUR].astype(np.int64)
+        self.kind_symbol = spec[:, COL_SYMBOL].astype(np.int64)
+        self.kind_points = spec[:, COL_POINTS].astype(np.int64)
+        self.is_wild = self.kind_colour == NO_COLOUR
+        # (K, 4) one-hot colour of each kind (wilds: all zero)
+        self.colour_onehot = np.zeros((k, 4), dtype=np.float32)
+        coloured = ~self.is_wild
+        self.colour_onehot[np.flatnonzero(coloured), self.kind_colour[coloured]] = 1.0
+
+    def play_kind(self, action: int) -> int:
+        """The kind played by a play action (with or without UNO), else -1."""
+        if action < self.colour:
+            return action % self.k
+        return -1
+
+
+class BaseAgent:
+    """Shared plumbing: the game, a name, a seeded ``numpy`` generator, and ``act_batch`` as a loop of ``act``."""
+
+    name = "agent"
+
+    def __init__(self, game: Any = "classic", seed: int | None = None):
+        self.game = resolve_game(game)
+        self.num_actions = self.game.num_actions
+        self.obs_view = ObsView(self.game)
+        self.actions = ActionView(self.game)
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's random stream (``None``: fresh entropy)."""
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        observations = np.asarray(observations)
+        action_masks = np.asarray(action_masks)
+        out = np.empty(observations.shape[0], dtype=np.int64)
+        for b in range(observations.shape[0]):
+            out[b] = self.act(observations[b], action_masks[b])
+        return out
+
+    def _check_mask(self, mask: np.ndarray) -> None:
+        if mask.shape != (self.num_actions,):
+            raise ValueError(
+                f"{self.name}: action mask has shape {mask.shape}, expected ({self.num_actions},) for game "
+                f"{self.game.name!r}"
+            )
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(game={self.game.name!r}, num_players={self.game.num_players}, seed={self._seed})"

@@ -1,0 +1,410 @@
+"""``heuristic``: a rule-based player for every game and option.
+
+Measured with ``uno-env evaluate`` (2-player classic, 2,000 games, seed 0): 98.8% against ``random`` and 61.7%
+against ``greedy`` under the standard rules; 65.5% against ``random`` under the ``rlcard`` preset (the rule set of
+published UNO bots, where the best heuristic bots reach about 66%).  The weights were tuned with such runs.
+
+It acts on the observation alone (no memory), so one object can play many games, seats or batch rows.  Each
+legal action gets a score built from a few rules; the best score wins (ties: lowest action id).
+
+* **Playing**: never draws while it can play; prefers the play after which the player who faces the new top
+  is least likely to follow it (estimated from the unseen cards, deck - own hand - discard pile, and that
+  player's hand size; in UNO Dice from its public hand), then the play that keeps the colour it holds most of;
+  sheds high-value cards first when otherwise equal; always calls UNO.
+* **Wilds** are kept for when they are needed (no other card playable, or two cards left); a Wild Draw Four /
+  Wild Draw 2 is played only when legal (never a bluff), and then gladly (the challenger would draw 6).
+* **Colour**: names the colour it holds most of, weighed against the chance that the player who faces it can
+  follow (from the unseen cards; in UNO Dice, where hands are public, from that player's dice).
+* **Action cards** are aimed: Skip / Reverse / Draw cards are favoured when the player they hit is close to
+  going out (or, with two players, when they give a free extra turn), and avoided when they would hand the
+  turn to a player close to going out.
+* **Challenges** a Wild Draw Four / Wild Draw 2 when the public information (the player's hand size and the
+  unseen cards) makes a bluff likely: P(guilty) is estimated as the chance that a hand of that size holds a
+  card of the old colour (or any playable card, under the ``any_playable`` legality), times a prior that the
+  opponent plays such a card regardless of legality.
+* **Drawn card**: plays it when it is playable (unless it would be a bluffed Wild Draw Four).
+* House rules: stacks a draw card when it can, jumps in when it can, swaps hands with the smallest hand.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from uno_env.core import engine as E
+from uno_env.core.cards import (
+    DRAW_ONE,
+    DRAW_TWO,
+    REVERSE,
+    SKIP,
+    WILD_DIP,
+    WILD_DRAW_FOUR,
+    WILD_DRAW_TWO,
+)
+
+from .base import BaseAgent, NoLegalActionError, split_observation
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "colour_count": 0.5,  # per card of the new colour left in hand after the play
+    "other_match": 0.3,  # per card left that matches the new top by number/symbol only
+    "points": 0.02,  # per point of the card shed
+    "wild_save": 8.0,  # penalty for a wild while a coloured card is playable
+    "wd_bonus": 6.0,  # a legal Wild Draw Four / Wild Draw 2: the next player draws (or draws 6 if it challenges)
+    "extra_turn": 3.0,  # 2 players: a Skip/Reverse/Draw card with a card to follow it
+    "aim": 6.0,  # the card hits a player close to going out
+    "aim_size": 2,  # "close to going out": at most this many cards
+    "feed_penalty": 6.0,  # the card hands the turn to a player close to going out
+    "draw_card_bonus": 1.5,  # per card a draw card makes its victim draw
+    "bluff_prior": 1.0,  # probability an opponent plays a Wild Draw card even when it is not legal
+    "challenge_threshold": 0.25,  # challenge when P(guilty) exceeds this
+    "colour_deny": 3.0,  # colour choice: times P(the player facing the colour can follow it)
+    "stuck": 1.0,  # 2 players: an extra-turn card with no card to follow it
+    "deny": 20.0,  # times P(the player facing the new top can follow it)
+    "deny_close": 1.0,  # ... increased by this factor when that player is close to going out
+}
+
+_DRAW_AMOUNT = {DRAW_TWO: 2, DRAW_ONE: 1, WILD_DRAW_FOUR: 4, WILD_DRAW_TWO: 2}
+_RESTRICTED = (WILD_DRAW_FOUR, WILD_DRAW_TWO)
+
+
+class HeuristicAgent(BaseAgent):
+    """A strong rule-based player (see the module docstring); ``weights`` overrides :data:`DEFAULT_WEIGHTS`."""
+
+    name = "heuristic"
+
+    def __init__(self, game: Any = "classic", seed: int | None = None, weights: dict[str, float] | None = None):
+        super().__init__(game, seed)
+        unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
+        if unknown:
+            raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {', '.join(DEFAULT_WEIGHTS)}")
+        self.weights = dict(DEFAULT_WEIGHTS, **(weights or {}))
+        g = self.game
+        cfg = g.cfg
+        self.n = g.num_players
+        self.k = g.num_kinds
+        self.dice_game = g.name == "dice"
+        self.any_playable = bool(cfg[E.C_WD_LEGAL_ANY_PLAYABLE]) or self.dice_game
+        self.seven_zero = bool(cfg[E.C_SEVEN_ZERO])
+        av = self.actions
+        self._colour = [int(c) for c in av.kind_colour]
+        self._symbol = [int(s) for s in av.kind_symbol]
+        self._points = [int(p) for p in av.kind_points]
+        self._wild = [bool(w) for w in av.is_wild]
+        self._copies = np.asarray(g.spec[:, 3], dtype=np.float64)
+        self._colour_onehot = av.colour_onehot.astype(np.float64)
+        self._wild_idx = np.flatnonzero(av.is_wild)
+        self._by_cs = {(self._colour[k], self._symbol[k]): k for k in range(self.k) if not self._wild[k]}
+
+    # ------------------------------------------------------------------------------------------ entry
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        obs, mask = split_observation(observation, action_mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise NoLegalActionError("heuristic: no legal action (all-zero mask)")
+        if legal.size == 1:
+            return int(legal[0])
+        ov = self.obs_view
+        phase = int(np.argmax(obs[ov.phase]))
+        legal = legal.tolist()
+        if phase == E.PH_COLOUR:
+            return self._choose_colour(obs, legal)
+        if phase == E.PH_PENDING:
+            return self._pending(obs, legal)
+        if phase == E.PH_GIVE:
+            return self._give(obs, legal)
+        if phase == E.PH_SWAP:
+            return self._swap(obs, legal)
+        return self._play_or_draw(obs, legal, phase)
+
+    # ------------------------------------------------------------------------------------------ helpers
+    def _rel_next(self, direction: int) -> int:
+        return 1 % self.n if direction > 0 else self.n - 1
+
+    def _unseen(self, obs: np.ndarray, hand: np.ndarray) -> np.ndarray:
+        """Copies of each kind this seat cannot see (card games): deck - own hand - discard pile."""
+        return np.maximum(self._copies - hand - obs[self.obs_view.discarded], 0.0)
+
+    def _opponent_hand(self, obs: np.ndarray, rel: int) -> np.ndarray | None:
+        """UNO Dice: the hand of the seat ``rel`` places after the viewer (hands are public)."""
+        if not self.dice_game or rel == 0:
+            return None
+        sl = self.obs_view.other_hands
+        start = sl.start + (rel - 1) * self.k
+        return obs[start: start + self.k]
+
+    def _matches(self, kind: int, colour: int, top_symbol: int) -> bool:
+        return self._wild[kind] or self._colour[kind] == colour or self._symbol[kind] == top_symbol
+
+    # ------------------------------------------------------------------------------------------ phases
+    def _choose_colour(self, obs: np.ndarray, legal: list[int]) -> int:
+        ov, av, w = self.obs_view, self.actions, self.weights
+        hand = obs[ov.hand].astype(np.float64)
+        counts = hand @ self._colour_onehot  # cards of each colour in hand
+        pts = (hand * np.asarray(self._points)) @ self._colour_onehot
+        n = self.n
+        direction = 1 if obs[ov.direction.start] >= 0 else -1
+        top = int(np.argmax(obs[ov.top]))
+        sym = self._symbol[top]
+        # who faces the colour: the next player, or (a draw wild) the one after it, or myself with 2 players
+        if sym in _RESTRICTED:
+            facing = 0 if n == 2 else (2 * direction) % n
+        else:
+            facing = self._rel_next(direction)
+        sizes = obs[ov.hand_sizes]
+        match_prob = self._match_model(obs, hand)
+        best, best_score = legal[0], -np.inf
+        for a in legal:
+            c = a - av.colour
+            if not 0 <= c < 4:
+                continue
+            s = w["colour_count"] * counts[c] + 0.001 * pts[c]
+            if counts.sum() == 0:
+                s = 0.0
+            if facing:
+                closeness = 1.0 + (w["deny_close"] if sizes[facing] <= w["aim_size"] else 0.0)
+                s -= w["colour_deny"] * match_prob(facing, top, c) * closeness
+            if s > best_score:
+                best, best_score = a, s
+        return best
+
+    def _guilty_probability(self, obs: np.ndarray) -> float:
+        """P(the Wild Draw card just played was a bluff), from the public information."""
+        ov, w = self.obs_view, self.weights
+        hand = obs[ov.hand].astype(np.float64)
+        direction = 1 if obs[ov.direction.start] >= 0 else -1
+        prev = (self.n - 1) if direction > 0 else 1 % self.n  # the seat that played it (relative)
+        h = int(obs[ov.hand_sizes][prev])
+        if h <= 0:
+            return 0.0
+        if self.dice_game:
+            their = self._opponent_hand(obs, prev)
+            if their is None:
+                return 0.0
+            # the old centre die is unknown: average over the colours whether they held a matching die
+            cols = their.astype(np.float64) @ self._colour_onehot
+            q = float((cols > 0).mean())
+        else:
+            unseen = self._unseen(obs, hand)
+            total = float(unseen.sum())
+            if total <= 0:
+                return 0.0
+            by_colour = unseen @ self._colour_onehot
+            if self.any_playable:
+                # chance a random unseen card would have been playable: its colour (avg), plus other wilds
+                wild_unseen = float(sum(unseen[k] for k in range(self.k) if self._wild[k]
+                                        and self._symbol[k] not in _RESTRICTED))
+                p = float(by_colour.mean()) / total * 1.3 + wild_unseen / total
+                p = min(p, 0.95)
+                q = 1.0 - (1.0 - p) ** h
+            else:
+                # P(at least one card of the old colour among h unseen cards), averaged over the colours
+                q = 0.0
+                for c in range(4):
+                    none = 1.0
+                    for i in range(h):
+                        none *= max(total - by_colour[c] - i, 0.0) / max(total - i, 1.0)
+                    q += (1.0 - none) / 4.0
+        beta = w["bluff_prior"]
+        denom = beta * q + (1.0 - q)
+        return beta * q / denom if denom > 0 else 0.0
+
+    def _pending(self, obs: np.ndarray, legal: list[int]) -> int:
+        av = self.actions
+        stacks = [a for a in legal if a < av.colour]
+        if stacks:  # stacking: pass the penalty on
+            return max(stacks, key=lambda a: (a >= av.play_uno, self._points[a % self.k]))
+        if av.challenge in legal and self._guilty_probability(obs) > self.weights["challenge_threshold"]:
+            return av.challenge
+        return av.accept if av.accept in legal else legal[0]
+
+    def _give(self, obs: np.ndarray, legal: list[int]) -> int:
+        av = self.actions
+        hand = obs[self.obs_view.hand]
+        counts = hand.astype(np.float64) @ self._colour_onehot
+
+        def value(a: int) -> float:  # lower = the card we least need
+            k = a - av.give
+            v = 0.0
+            if self._wild[k]:
+                v += 100.0
+            elif self._symbol[k] >= 10:
+                v += 20.0
+            else:
+                v += counts[self._colour[k]] * 2.0 - self._points[k] * 0.1
+            return v
+
+        return min(legal, key=value)
+
+    def _swap(self, obs: np.ndarray, legal: list[int]) -> int:
+        av = self.actions
+        sizes = obs[self.obs_view.hand_sizes]
+        return min(legal, key=lambda a: (sizes[a - av.swap + 1], a))
+
+    def _match_model(self, obs: np.ndarray, hand: np.ndarray):
+        """A function (relative seat, kind played, colour named) -> P(that seat can follow the new top).
+
+        Card games: from the unseen cards (deck - own hand - discard pile) and the seat's hand size.  UNO Dice:
+        from the seat's public hand (1 when it holds a matching die, else 0).
+        """
+        sizes = obs[self.obs_view.hand_sizes]
+        colour_of, symbol_of, wild = self._colour, self._symbol, self._wild
+        if self.dice_game:
+            def prob(rel: int, kind: int, colour: int) -> float:
+                their = self._opponent_hand(obs, rel)
+                sym = -1 if wild[kind] else symbol_of[kind]
+                for k in range(self.k):
+                    if their[k] and (wild[k] or colour_of[k] == colour or symbol_of[k] == sym):
+                        return 1.0
+                return 0.0
+            return prob
+        unseen = self._unseen(obs, hand.astype(np.float64))
+        total = float(unseen.sum())
+        by_colour = unseen @ self._colour_onehot
+        wild_unseen = float(unseen[self._wild_idx].sum())
+        by_symbol: dict[int, float] = {}
+        for k in range(self.k):
+            if not wild[k]:
+                by_symbol[symbol_of[k]] = by_symbol.get(symbol_of[k], 0.0) + float(unseen[k])
+
+        def prob(rel: int, kind: int, colour: int) -> float:
+            if total <= 0:
+                return 0.0
+            m = by_colour[colour] + wild_unseen
+            if not wild[kind]:
+                m += by_symbol[symbol_of[kind]] - float(unseen[self._by_cs.get((colour, symbol_of[kind]), kind)])
+            f = min(max(m / total, 0.0), 1.0)
+            h = max(int(sizes[rel]), 0)
+            return 1.0 - (1.0 - f) ** h
+
+        return prob
+
+    def _play_or_draw(self, obs: np.ndarray, legal: list[int], phase: int) -> int:
+        ov, av, w = self.obs_view, self.actions, self.weights
+        plays = [a for a in legal if a < av.colour]
+        if not plays:
+            # nothing to play: draw / reroll / keep / pass, whichever is offered (in that order of preference)
+            for a in (av.draw, av.reroll, av.keep, av.pass_, av.accept):
+                if a in legal:
+                    return a
+            return legal[0]
+        k_n = self.k
+        hand = obs[ov.hand]
+        hand_list = [int(x) for x in hand[: k_n]]
+        held = [k for k in range(k_n) if hand_list[k] > 0]
+        hand_size = sum(hand_list)
+        colour = int(np.argmax(obs[ov.colour]))
+        top = int(np.argmax(obs[ov.top]))
+        top_symbol = self._symbol[top]
+        direction = 1 if obs[ov.direction.start] >= 0 else -1
+        n = self.n
+        sizes = obs[ov.hand_sizes]
+        rel_next = self._rel_next(direction)
+        rel_after = (2 * direction) % n if n > 2 else 0
+        rel_prev = (-direction) % n
+        close = w["aim_size"]
+        next_close = n > 1 and sizes[rel_next] <= close
+        after_close = n > 2 and sizes[rel_after] <= close
+        prev_close = n > 2 and sizes[rel_prev] <= close
+
+        # which kinds may be played (a kind may appear with and without the UNO call)
+        kinds = sorted({a % k_n for a in plays})
+        uno_ok = {a % k_n for a in plays if a >= av.play_uno}
+        coloured_playable = any(not self._wild[k] for k in kinds)
+        # legality of a restricted wild (Wild Draw Four / Wild Draw 2) for this seat now
+        if self.any_playable:
+            wd_legal = not any(self._matches(k, colour, top_symbol) for k in held
+                               if self._symbol[k] not in _RESTRICTED)
+        else:
+            wd_legal = not any(self._colour[k] == colour for k in held if not self._wild[k])
+        match_prob = self._match_model(obs, hand)
+
+        best_kind, best_score = kinds[0], -np.inf
+        for kind in kinds:
+            if hand_size == 1:
+                best_kind, best_score = kind, np.inf
+                break
+            sym = self._symbol[kind]
+            rem = list(hand_list)
+            rem[kind] -= 1
+            if self._wild[kind]:
+                # the colour it will name: the one held most of after the play
+                col_counts = [0, 0, 0, 0]
+                for k in held:
+                    if rem[k] and not self._wild[k]:
+                        col_counts[self._colour[k]] += rem[k]
+                new_colour = int(np.argmax(col_counts))
+            else:
+                new_colour = self._colour[kind]
+            colour_left = 0
+            other_left = 0
+            wild_left = 0
+            for k in held:
+                c = rem[k]
+                if not c:
+                    continue
+                if self._wild[k]:
+                    wild_left += c
+                elif self._colour[k] == new_colour:
+                    colour_left += c
+                elif self._symbol[k] == sym:
+                    other_left += c
+            s = 10.0 + w["colour_count"] * colour_left + w["other_match"] * other_left + w["points"] * self._points[kind]
+            if self._wild[kind]:
+                if sym in _RESTRICTED:
+                    if not wd_legal:
+                        s -= 100.0  # a bluff: only if nothing else (drawing is then preferred below)
+                    else:
+                        s += w["wd_bonus"]
+                if coloured_playable and hand_size > 2:
+                    s -= w["wild_save"]
+                if sym == WILD_DIP:
+                    s -= 1.0  # it gives a card away but also draws one: a plain wild is better
+            # what the card does to the other players
+            skips_next = sym in (SKIP, DRAW_TWO, DRAW_ONE, WILD_DRAW_FOUR, WILD_DRAW_TWO) or (sym == REVERSE and n == 2)
+            if sym in _DRAW_AMOUNT:
+                s += w["draw_card_bonus"] * _DRAW_AMOUNT[sym] * (1.0 if next_close else 0.3)
+            if skips_next:
+                if next_close:
+                    s += w["aim"]
+                if n == 2:
+                    if colour_left + other_left + wild_left > 0:
+                        s += w["extra_turn"]
+                elif after_close:
+                    s -= w["feed_penalty"]
+            elif sym == REVERSE and n > 2:
+                if next_close:
+                    s += w["aim"] * 0.7
+                if prev_close:
+                    s -= w["feed_penalty"]
+            # the player who faces the new top: can it follow?
+            if skips_next:
+                facing = 0 if n == 2 else rel_after
+            elif sym == REVERSE and n > 2:
+                facing = rel_prev
+            else:
+                facing = rel_next
+            if not facing and n == 2 and colour_left + other_left + wild_left == 0:
+                # an extra turn with nothing to follow: we draw, then the opponent faces this top anyway
+                facing = rel_next
+                s -= w["stuck"]
+            if facing:
+                p = match_prob(facing, kind, new_colour)
+                closeness = 1.0 + (w["deny_close"] if sizes[facing] <= close else 0.0)
+                s -= w["deny"] * p * closeness
+            if self.seven_zero and not self._wild[kind]:
+                if sym == 7:
+                    others = [sizes[r] for r in range(1, n)]
+                    if others:
+                        s += (hand_size - 1 - min(others)) * 1.0
+                elif sym == 0:
+                    s += (hand_size - 1 - sizes[rel_prev]) * 1.0
+            if s > best_score:
+                best_kind, best_score = kind, s
+        # drawing instead: only when the best play is a bluff
+        if best_score < -50.0:
+            for a in (av.draw, av.reroll, av.keep):
+                if a in legal:
+                    return a
+        if phase == E.PH_DRAWN and best_score < -50.0 and av.keep in legal:
+            return av.keep
+        return best_kind + (av.play_uno if best_kind in uno_ok else 0)

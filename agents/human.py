@@ -1,0 +1,302 @@
+"""``human``: a person plays in the terminal; also the ``uno-env play`` subcommand.
+
+``uno-env play --game classic --opponents heuristic`` deals a game against any agents.  At each of your turns
+you see the public state, your hand and the legal actions, numbered; type a number or the exact action name
+(e.g. ``play red 7``, ``draw``, ``choose colour blue``).  An unknown or illegal choice is refused with the reason
+and you are asked again.  ``help`` lists the actions again, ``quit`` or Ctrl-D leaves.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from typing import Any, Callable, TextIO
+
+import numpy as np
+
+from uno_env.core import engine as E
+from uno_env.core.cards import COLOURS, WILD_DRAW_FOUR, WILD_DRAW_TWO
+
+from .base import BaseAgent, NoLegalActionError, split_observation
+
+__all__ = ["HumanAgent", "HumanQuit", "play_cli", "add_arguments", "run"]
+
+_QUIT_WORDS = {"q", "quit", "exit"}
+_HELP_WORDS = {"?", "h", "help"}
+
+
+class HumanQuit(Exception):
+    """The person ended the game (Ctrl-D / end of input, or ``quit``)."""
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.strip().lower().split())
+
+
+class HumanAgent(BaseAgent):
+    """Asks a person for each action, reading ``input_stream`` and writing ``output_stream`` (default: the terminal).
+
+    ``state_fn`` (optional) returns the game's state row so the full public table can be shown with
+    :func:`uno_env.render.render_ansi`; without it the public part of the observation is shown.
+    """
+
+    name = "human"
+
+    def __init__(
+        self,
+        game: Any = "classic",
+        seed: int | None = None,
+        input_stream: TextIO | None = None,
+        output_stream: TextIO | None = None,
+        state_fn: Callable[[], np.ndarray] | None = None,
+        prompt: str = "your choice> ",
+    ):
+        super().__init__(game, seed)
+        self.input_stream = input_stream
+        self.output_stream = output_stream
+        self.state_fn = state_fn
+        self.prompt = prompt
+        self._names = [_norm(n) for n in self.game.action_names]
+        self._ids = {n: i for i, n in enumerate(self._names)}
+
+    def __getstate__(self):  # streams and callbacks do not travel to other processes
+        d = dict(self.__dict__)
+        d["input_stream"] = d["output_stream"] = d["state_fn"] = None
+        return d
+
+    # ------------------------------------------------------------------------------------------ I/O
+    @property
+    def _in(self) -> TextIO:
+        return self.input_stream if self.input_stream is not None else sys.stdin
+
+    @property
+    def _out(self) -> TextIO:
+        return self.output_stream if self.output_stream is not None else sys.stdout
+
+    def say(self, text: str = "") -> None:
+        self._out.write(text + "\n")
+        self._out.flush()
+
+    def _read(self) -> str:
+        self._out.write(self.prompt)
+        self._out.flush()
+        line = self._in.readline()
+        if line == "":  # end of input (Ctrl-D)
+            raise HumanQuit("end of input")
+        return line
+
+    # ------------------------------------------------------------------------------------------ display
+    def describe(self, obs: np.ndarray, mask: np.ndarray) -> str:
+        """The public state (table), the hand and the numbered legal actions."""
+        ov, g = self.obs_view, self.game
+        names = g.kinds.names
+        lines = []
+        if self.state_fn is not None:
+            from uno_env.render import render_ansi
+
+            lines.append(render_ansi(g, self.state_fn()))
+        else:
+            top = names[int(np.argmax(obs[ov.top]))]
+            colour = COLOURS[int(np.argmax(obs[ov.colour]))]
+            sizes = ", ".join(str(int(x)) for x in obs[ov.hand_sizes])
+            lines.append(f"top: {top}   colour: {colour}   hand sizes (you first): {sizes}   "
+                         f"draw pile: {int(obs[ov.draw_size.start])}")
+        hand = obs[ov.hand]
+        lines.append("your hand: " + (", ".join(
+            names[k] + (f" x{int(c)}" if c > 1 else "") for k, c in enumerate(hand) if c) or "(empty)"))
+        drawn = obs[ov.drawn]
+        if drawn.any():
+            lines.append(f"you drew: {names[int(np.argmax(drawn))]}")
+        phase = E.PHASE_NAMES[int(np.argmax(obs[ov.phase]))]
+        lines.append(f"phase: {phase}. Legal actions:")
+        for i, a in enumerate(np.flatnonzero(mask), start=1):
+            lines.append(f"  {i:>2}. {g.action_names[a]}")
+        return "\n".join(lines)
+
+    def why_illegal(self, action: int, obs: np.ndarray) -> str:
+        """A short reason why ``action`` is not legal in the observed state."""
+        ov, av, g = self.obs_view, self.actions, self.game
+        name = g.action_names[action]
+        phase = int(np.argmax(obs[ov.phase]))
+        hand = obs[ov.hand]
+        k = av.k
+        drawn = obs[ov.drawn]
+        if phase == E.PH_COLOUR:
+            return "first name the colour of your wild (a 'choose colour ...' action)"
+        if phase == E.PH_DRAWN:
+            d = g.kinds.names[int(np.argmax(drawn))] if drawn.any() else "a card"
+            return f"you just drew {d}: play it or keep it"
+        if phase == E.PH_PENDING:
+            return "a draw card is aimed at you: accept it (or challenge or stack it, when listed)"
+        if phase == E.PH_GIVE:
+            return "give one card of your hand to the next player (a 'give ...' action)"
+        if phase == E.PH_SWAP:
+            return "choose whom to swap hands with (a 'swap hands ...' action)"
+        if phase == E.PH_JUMP:
+            return "you may only jump in with the card identical to the top card, or pass"
+        if action < 2 * k:
+            kind = action % k
+            kname = g.kinds.names[kind]
+            if hand[kind] <= 0:
+                return f"you do not hold {kname}"
+            if action >= k and int(hand.sum()) != 2:
+                return "call UNO only with the play that leaves you one card"
+            top = g.kinds.names[int(np.argmax(obs[ov.top]))]
+            colour = COLOURS[int(np.argmax(obs[ov.colour]))]
+            sym = int(av.kind_symbol[kind])
+            if sym in (WILD_DRAW_FOUR, WILD_DRAW_TWO):
+                return (f"{kname} is legal only when you have no other card to play"
+                        if g.rules.wd4_legality != "colour" else
+                        f"{kname} is legal only when you hold no card of the current colour ({colour})")
+            return f"{kname} does not match the top card ({top}, colour {colour})"
+        if action == av.draw:
+            if self.game.name == "dice":
+                return "you may draw only after a reroll (reroll first)"
+            return "you may draw only when you cannot play"
+        if action == av.reroll:
+            return "reroll is only possible at the start of your turn" if g.name == "dice" else "there are no dice here"
+        return f"'{name}' is not possible now (phase {E.PHASE_NAMES[phase]})"
+
+    def parse(self, text: str, obs: np.ndarray, mask: np.ndarray) -> tuple[int | None, str]:
+        """``(action, "")`` for a valid choice, else ``(None, reason)``."""
+        legal = np.flatnonzero(mask)
+        t = _norm(text)
+        if not t:
+            return None, f"type a number from 1 to {len(legal)} or an action name"
+        if t.isdigit() or (t.startswith("-") and t[1:].isdigit()):
+            i = int(t)
+            if 1 <= i <= len(legal):
+                return int(legal[i - 1]), ""
+            return None, f"there is no choice {i}; type a number from 1 to {len(legal)} or an action name"
+        if t in self._ids:
+            a = self._ids[t]
+            if mask[a]:
+                return a, ""
+            return None, f"'{self.game.action_names[a]}' is not legal now: {self.why_illegal(a, obs)}"
+        close = difflib.get_close_matches(t, [self._names[a] for a in legal], n=1, cutoff=0.6)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return None, f"unknown action '{text.strip()}'{hint}"
+
+    # ------------------------------------------------------------------------------------------ Agent
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        obs, mask = split_observation(observation, action_mask)
+        if not np.any(mask):
+            raise NoLegalActionError("human: no legal action (all-zero mask)")
+        self.say(self.describe(obs, mask))
+        while True:
+            line = self._read()
+            t = _norm(line)
+            if t in _QUIT_WORDS:
+                raise HumanQuit("quit")
+            if t in _HELP_WORDS:
+                self.say(self.describe(obs, mask))
+                continue
+            action, reason = self.parse(line, obs, mask)
+            if action is not None:
+                return action
+            self.say(f"  {reason}. Try again.")
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+def play_cli(
+    game: str = "classic",
+    num_players: int | None = None,
+    rules: Any = None,
+    opponents: str | list[str] = "heuristic",
+    seat: int | str = 0,
+    seed: int | None = None,
+    input_stream: TextIO | None = None,
+    output_stream: TextIO | None = None,
+) -> int:
+    """Play one game in the terminal (or on the given streams). Returns an exit code (0 also on Ctrl-D)."""
+    from uno_env import raw_env
+    from uno_env.render import render_ansi
+
+    from .registry import load_agent
+
+    out = output_stream if output_stream is not None else sys.stdout
+
+    def say(text: str = "") -> None:
+        out.write(text + "\n")
+        out.flush()
+
+    env = raw_env(game, num_players=num_players, rules=rules)
+    g = env.game
+    n = g.num_players
+    rng = np.random.default_rng(seed)
+    if seat == "random":
+        seat = int(rng.integers(n))
+    if not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < n:
+        raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+    seat = int(seat)
+    specs = [s.strip() for s in opponents.split(",")] if isinstance(opponents, str) else list(opponents)
+    if len(specs) == 1:
+        specs = specs * (n - 1)
+    if len(specs) != n - 1:
+        raise ValueError(f"give one opponent or {n - 1} (one per other seat), got {len(specs)}: {specs}")
+    seat_agents: dict[int, Any] = {}
+    others = [s for s in range(n) if s != seat]
+    labels = {}
+    for s, spec in zip(others, specs):
+        seat_agents[s] = load_agent(spec, g, seed=int(rng.integers(2**63 - 1)))
+        labels[s] = f"player_{s} ({spec})"
+    human = HumanAgent(g, input_stream=input_stream, output_stream=out, state_fn=lambda: env._st)
+    labels[seat] = f"player_{seat} (you)"
+    env.reset(seed=int(rng.integers(2**63 - 1)))
+    say(f"UNO {g.name}, {n} players. You are player_{seat}. Type a number or an action name; "
+        f"'help' repeats the actions, 'quit' or Ctrl-D leaves.")
+    try:
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            cur = env.agent_selection
+            s = int(cur.split("_")[1])
+            obs = env.observe(cur)
+            if s == seat:
+                say("")
+                action = human.act(obs["observation"], obs["action_mask"])
+                say(f"{labels[s]}: {g.action_names[action]}")
+            else:
+                action = int(seat_agents[s].act(obs["observation"], obs["action_mask"]))
+                say(f"{labels[s]}: {g.action_names[action]}")
+            env.step(action)
+    except (HumanQuit, KeyboardInterrupt):
+        say("\nGoodbye.")
+        return 0
+    st = env._st
+    say("")
+    say(render_ansi(g, st))
+    if st[E.S_DONE] == 2:
+        say(f"The game was cut off after {int(st[E.S_TURNS])} decisions (max_turns): nobody wins.")
+    else:
+        w = int(st[E.S_MATCH_WINNER])
+        say("You win!" if w == seat else f"{labels[w]} wins.")
+        say("Scores: " + ", ".join(f"player_{i} {int(x)}" for i, x in enumerate(st[E.O_SCORES: E.O_SCORES + n])))
+    return 0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default="classic", choices=("classic", "pocket", "dice"), help="which game")
+    parser.add_argument("-n", "--num-players", type=int, default=None, help="seats at the table (default 2)")
+    parser.add_argument("--opponents", default="heuristic",
+                        help="one agent for every other seat, or a comma list (one per seat): baseline names "
+                             "(random, greedy, heuristic) or paths of saved policies (default heuristic)")
+    parser.add_argument("--seat", default="0", help="your seat number, or 'random' (default 0)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents")
+    parser.add_argument("--rules", default=None, help="rules preset name or path of a rules YAML file")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .registry import UnknownAgentError
+
+    seat: int | str = args.seat
+    if isinstance(seat, str) and seat != "random":
+        try:
+            seat = int(seat)
+        except ValueError:
+            print(f"uno-env play: error: --seat must be a number or 'random', got {args.seat!r}", file=sys.stderr)
+            return 2
+    try:
+        return play_cli(game=args.game, num_players=args.num_players, rules=args.rules, opponents=args.opponents,
+                        seat=seat, seed=args.seed)
+    except (UnknownAgentError, FileNotFoundError, ValueError) as exc:
+        print(f"uno-env play: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,184 @@
+"""Agents by name, and saved policies by path: ``load_agent("heuristic", game)``, ``load_agent("runs/x.zip", game)``.
+
+Saved Stable-Baselines3 ``MaskablePPO`` zips are loaded through ``sb3_contrib`` only when a path is given, so
+importing :mod:`agents` never imports torch.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .base import BaseAgent, NoLegalActionError, resolve_game, split_observation
+
+__all__ = ["BASELINES", "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
+           "UnknownAgentError"]
+
+
+class UnknownAgentError(ValueError):
+    """The agent spec is neither a known name nor the path of a saved policy."""
+
+
+def _random(game, seed=None, **kw):
+    from .random_agent import RandomAgent
+
+    return RandomAgent(game, seed=seed, **kw)
+
+
+def _greedy(game, seed=None, **kw):
+    from .greedy import GreedyAgent
+
+    return GreedyAgent(game, seed=seed, **kw)
+
+
+def _heuristic(game, seed=None, **kw):
+    from .heuristic import HeuristicAgent
+
+    return HeuristicAgent(game, seed=seed, **kw)
+
+
+def _human(game, seed=None, **kw):
+    from .human import HumanAgent
+
+    return HumanAgent(game, seed=seed, **kw)
+
+
+#: name -> factory(game, seed=None, **kwargs) -> Agent
+BASELINES: dict[str, Callable[..., Any]] = {
+    "random": _random,
+    "greedy": _greedy,
+    "heuristic": _heuristic,
+    "human": _human,
+}
+
+
+def available_agents() -> list[str]:
+    """The names :func:`load_agent` accepts (besides paths)."""
+    return list(BASELINES)
+
+
+def register_agent(name: str, factory: Callable[..., Any]) -> None:
+    """Add a named agent: ``factory(game, seed=None)`` must return an object with ``act``/``act_batch``."""
+    if not isinstance(name, str) or not name or os.sep in name or name.endswith(".zip"):
+        raise ValueError(f"agent name must be a plain non-empty string, got {name!r}")
+    BASELINES[name] = factory
+
+
+def make_agent(name: str, game: Any, seed: int | None = None, **kwargs: Any):
+    """A baseline by name (``random``, ``greedy``, ``heuristic``, ``human``) for ``game``."""
+    try:
+        factory = BASELINES[name]
+    except KeyError:
+        raise UnknownAgentError(
+            f"unknown agent {name!r}; choose one of {', '.join(BASELINES)} or give the path of a saved policy"
+        ) from None
+    return factory(resolve_game(game), seed=seed, **kwargs)
+
+
+def _looks_like_path(spec: str) -> bool:
+    return os.sep in spec or "/" in spec or spec.endswith(".zip") or Path(spec).exists()
+
+
+def load_agent(spec: Any, game: Any, seed: int | None = None):
+    """An agent from ``spec``: a baseline name, the path of a saved MaskablePPO zip, or an agent object.
+
+    ``game`` is a :class:`~uno_env.core.game.Game`, a game name, a RuleConfig or an environment.  A bad name or
+    a missing / unreadable file raises :class:`UnknownAgentError` (a ``ValueError``) or ``FileNotFoundError``
+    with a message that says what was expected.
+    """
+    if not isinstance(spec, (str, os.PathLike)):
+        if callable(getattr(spec, "act", None)):
+            return spec
+        raise TypeError(f"agent spec must be a name, a path or an object with act(); got {type(spec).__name__}")
+    spec = os.fspath(spec)
+    if spec in BASELINES:
+        return make_agent(spec, game, seed=seed)
+    if spec.lower() in BASELINES:
+        return make_agent(spec.lower(), game, seed=seed)
+    if not _looks_like_path(spec):
+        raise UnknownAgentError(
+            f"unknown agent {spec!r}: not a baseline ({', '.join(BASELINES)}) and not the path of a saved policy"
+        )
+    path = Path(spec)
+    if not path.exists() and path.suffix != ".zip" and Path(spec + ".zip").exists():
+        path = Path(spec + ".zip")
+    if not path.exists():
+        raise FileNotFoundError(f"agent {spec!r}: no such file (expected a baseline name or a saved MaskablePPO zip)")
+    if not path.is_file():
+        raise UnknownAgentError(f"agent {spec!r} is a directory, not a saved policy file")
+    return SB3PolicyAgent(str(path), game, seed=seed)
+
+
+class SB3PolicyAgent(BaseAgent):
+    """A saved ``sb3_contrib.MaskablePPO`` policy playing with its action masks (deterministic by default).
+
+    Pickles as its path (the model is reloaded lazily in the process that uses it).
+    """
+
+    name = "policy"
+
+    def __init__(self, path: str, game: Any, seed: int | None = None, deterministic: bool = True,
+                 device: str = "cpu"):
+        super().__init__(game, seed)
+        self.path = str(path)
+        self.name = Path(path).stem
+        self.deterministic = deterministic
+        self.device = device
+        self._model = None
+        self._load()
+
+    def _load(self):
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError as exc:  # pragma: no cover - depends on the extras installed
+            raise ImportError(
+                f"loading the saved policy {self.path!r} needs sb3-contrib and torch: pip install -e '.[train]'"
+            ) from exc
+        try:
+            model = MaskablePPO.load(self.path, device=self.device)
+        except Exception as exc:
+            raise UnknownAgentError(f"cannot load {self.path!r} as a MaskablePPO policy: {exc}") from exc
+        space = model.observation_space
+        dim = None
+        if hasattr(space, "spaces") and "observation" in space.spaces:
+            dim = space.spaces["observation"].shape
+        elif getattr(space, "shape", None):
+            dim = space.shape
+        if dim is not None and tuple(dim) != (self.game.obs_dim,):
+            raise ValueError(
+                f"policy {self.path!r} expects observations of shape {tuple(dim)}, but game {self.game.name!r} "
+                f"with {self.game.num_players} players gives ({self.game.obs_dim},)"
+            )
+        if getattr(model.action_space, "n", self.num_actions) != self.num_actions:
+            raise ValueError(
+                f"policy {self.path!r} has {model.action_space.n} actions; game {self.game.name!r} has "
+                f"{self.num_actions}"
+            )
+        self._dict_obs = hasattr(space, "spaces")
+        self._model = model
+        return model
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d["_model"] = None
+        return d
+
+    def __setstate__(self, d):
+        self.__dict__.update(d)
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        if self._model is None:
+            self._load()
+        obs = np.asarray(observations, dtype=np.float32)
+        masks = np.asarray(action_masks, dtype=np.int8)
+        x = {"observation": obs, "action_mask": masks} if self._dict_obs else obs
+        actions, _ = self._model.predict(x, action_masks=masks.astype(bool), deterministic=self.deterministic)
+        return np.asarray(actions, dtype=np.int64).reshape(-1)
+
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        obs, mask = split_observation(observation, action_mask)
+        if not np.any(mask):
+            raise NoLegalActionError(f"{self.name}: no legal action (all-zero mask)")
+        return int(self.act_batch(obs[None, :], mask[None, :])[0])

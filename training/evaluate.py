@@ -1,0 +1,472 @@
+"""The arena: play many games between agents and report win rates with 95% Wilson intervals.
+
+``uno-env evaluate heuristic random --game classic --num-players 2 --games 20000 --seed 0``
+
+* Agents are baseline names (``random``, ``greedy``, ``heuristic``) or paths of saved MaskablePPO zips.
+* Seats rotate so that no agent profits from its position: with ``m`` agents at ``n`` seats (``m <= n``) the
+  seats are split into ``m`` contiguous blocks of copies, and both the block order (cyclic shifts of the
+  agents) and the seat offset (``n`` rotations) cycle, so over every ``m * n`` games each agent occupies each
+  seat equally often.  With more agents than seats, every ``n``-subset of the pool plays all ``n`` rotations.
+* An agent with several seats wins a game when one of its seats wins; a truncated game (``max_turns``) is a
+  win for nobody and is counted in its own column.  Game length counts decisions.
+* Every game ``i`` gets its own seeds from ``(seed, i)`` (for the deal and for each agent's random stream), so
+  the table does not depend on ``--workers``: a fixed ``--seed`` reproduces it exactly.
+* A pool of 3 or more agents is also rated with OpenSkill (Plackett-Luce), games taken in index order.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import math
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "wilson_interval",
+    "lineup_cycle",
+    "seat_lineup",
+    "game_seeds",
+    "play_game",
+    "AgentStats",
+    "ArenaResult",
+    "run_arena",
+    "format_table",
+    "add_arguments",
+    "run",
+]
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (``(0, 1)`` when there are no trials)."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    denom = 1.0 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def lineup_cycle(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
+    """Every lineup (agent index per seat) of one rotation cycle; game ``i`` uses ``cycle[i % len(cycle)]``."""
+    m, n = num_agents, num_players
+    if m < 1 or n < 2:
+        raise ValueError(f"need at least one agent and two seats, got {m} agents and {n} seats")
+    out: list[tuple[int, ...]] = []
+    if m <= n:
+        block = [s * m // n for s in range(n)]  # contiguous blocks of copies, sizes differ by at most 1
+        for shift in range(m):
+            for rot in range(n):
+                out.append(tuple((block[(s + rot) % n] + shift) % m for s in range(n)))
+    else:
+        for combo in itertools.combinations(range(m), n):
+            for rot in range(n):
+                out.append(tuple(combo[(s + rot) % n] for s in range(n)))
+    return out
+
+
+def seat_lineup(num_agents: int, num_players: int, index: int) -> tuple[int, ...]:
+    """The agent index at each seat in game ``index``."""
+    cycle = lineup_cycle(num_agents, num_players)
+    return cycle[index % len(cycle)]
+
+
+def game_seeds(seed: int, index: int, num_agents: int) -> tuple[int, list[int]]:
+    """The deal seed of game ``index`` and one seed per agent, from ``(seed, index)`` only."""
+    words = np.random.SeedSequence([int(seed) & (2**63 - 1), int(index)]).generate_state(1 + num_agents, np.uint64)
+    vals = [int(w) & (2**63 - 1) for w in words]
+    return vals[0], vals[1:]
+
+
+class IllegalAgentActionError(RuntimeError):
+    """An agent chose an action that is not legal (the arena never substitutes one)."""
+
+
+def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str] | None = None) -> dict[str, Any]:
+    """Play one game on the compiled core; ``seat_agents[s]`` acts for seat ``s``.
+
+    Returns ``{"winner": seat or -1 (truncated), "length": decisions, "scores": [per seat], "truncated": bool}``.
+    """
+    from uno_env.core import engine as E
+    from uno_env.core.observe import observe_one
+
+    cfg, spec, dice, offs = game.cfg, game.spec, game.dice, game.obs_offsets
+    states, rngs = game.new_states(1)
+    st, rng = states[0], rngs[0]
+    E.reset_one(st, rng, cfg, spec, dice, int(seed))
+    mask = np.zeros(game.num_actions, dtype=np.int8)
+    E.legal_mask(st, cfg, spec, dice, mask)
+    rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
+    step, done_idx, cur_idx = E.step_masked, E.S_DONE, E.S_CUR
+    dim = game.obs_dim
+    while st[done_idx] == 0:
+        seat = int(st[cur_idx])
+        obs = np.empty(dim, dtype=np.float32)
+        observe_one(st, cfg, spec, offs, seat, obs)
+        action = seat_agents[seat].act(obs, mask.copy())
+        try:
+            action = int(action)
+        except (TypeError, ValueError):
+            action = -1
+        code = step(st, rng, cfg, spec, dice, action, mask, rew)
+        if code & 3:
+            who = labels[seat] if labels else type(seat_agents[seat]).__name__
+            name = game.action_names[action] if 0 <= action < game.num_actions else "out of range"
+            raise IllegalAgentActionError(
+                f"agent {who} at seat {seat} chose the illegal action {action} ({name}) in phase "
+                f"{E.PHASE_NAMES[st[E.S_PHASE]]!r}"
+            )
+    n = game.num_players
+    truncated = int(st[done_idx]) == 2
+    return {
+        "winner": -1 if truncated else int(st[E.S_MATCH_WINNER]),
+        "length": int(st[E.S_TURNS]),
+        "scores": [int(x) for x in st[E.O_SCORES: E.O_SCORES + n]],
+        "truncated": truncated,
+    }
+
+
+# ---------------------------------------------------------------------------------------------- workers
+_WORKER: dict[str, Any] = {}
+
+
+def _play_indices(game, agents, labels, cycle, seed, indices) -> list[tuple[int, dict[str, Any]]]:
+    out = []
+    m = len(agents)
+    for i in indices:
+        lineup = cycle[i % len(cycle)]
+        deal_seed, agent_seeds = game_seeds(seed, i, m)
+        for a in sorted(set(lineup)):
+            reset = getattr(agents[a], "reset", None)
+            if callable(reset):
+                reset(seed=agent_seeds[a])
+        rec = play_game(game, [agents[a] for a in lineup], deal_seed, [labels[a] for a in lineup])
+        out.append((i, rec))
+    return out
+
+
+def _worker_init(rules, agents, labels, cycle, seed) -> None:
+    from uno_env.core.game import Game
+
+    _WORKER.update(game=Game(rules), agents=agents, labels=labels, cycle=cycle, seed=seed)
+
+
+def _worker_run(indices: list[int]):
+    w = _WORKER
+    return _play_indices(w["game"], w["agents"], w["labels"], w["cycle"], w["seed"], indices)
+
+
+# ---------------------------------------------------------------------------------------------- results
+@dataclass
+class AgentStats:
+    name: str
+    games: int = 0
+    wins: int = 0
+    truncated: int = 0
+    points: int = 0
+    length: int = 0
+    seats: int = 0
+    rating_mu: float | None = None
+    rating_sigma: float | None = None
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def ci(self) -> tuple[float, float]:
+        return wilson_interval(self.wins, self.games)
+
+    @property
+    def mean_points(self) -> float:
+        return self.points / self.games if self.games else 0.0
+
+    @property
+    def mean_length(self) -> float:
+        return self.length / self.games if self.games else 0.0
+
+    @property
+    def rating_ordinal(self) -> float | None:
+        if self.rating_mu is None or self.rating_sigma is None:
+            return None
+        return self.rating_mu - 3.0 * self.rating_sigma
+
+    def to_dict(self) -> dict[str, Any]:
+        lo, hi = self.ci
+        d = {
+            "agent": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.win_rate,
+            "ci95_low": lo,
+            "ci95_high": hi,
+            "mean_points": self.mean_points,
+            "mean_length": self.mean_length,
+            "truncated": self.truncated,
+            "seats_per_game": self.seats / self.games if self.games else 0.0,
+        }
+        if self.rating_mu is not None:
+            d.update(rating_mu=self.rating_mu, rating_sigma=self.rating_sigma, rating_ordinal=self.rating_ordinal)
+        return d
+
+
+@dataclass
+class ArenaResult:
+    game: str
+    num_players: int
+    games: int
+    seed: int
+    rules: dict[str, Any]
+    agents: list[AgentStats]
+    truncated: int
+    mean_length: float
+    cycle_length: int
+    seat_wins: list[int] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "num_players": self.num_players,
+            "games": self.games,
+            "seed": self.seed,
+            "rules": self.rules,
+            "truncated_games": self.truncated,
+            "mean_length": self.mean_length,
+            "rotation_cycle": self.cycle_length,
+            "seat_wins": self.seat_wins,
+            "agents": [a.to_dict() for a in self.agents],
+        }
+
+
+def _unique_labels(names: list[str]) -> list[str]:
+    counts: dict[str, int] = {}
+    for n in names:
+        counts[n] = counts.get(n, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        if counts[n] > 1:
+            seen[n] = seen.get(n, 0) + 1
+            out.append(f"{n}#{seen[n]}")
+        else:
+            out.append(n)
+    return out
+
+
+def _rate(records, cycle, stats: list[AgentStats]) -> None:
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError as exc:
+        raise ImportError("rating a pool of agents needs openskill: pip install openskill (in the train extra)") from exc
+    model = PlackettLuce()
+    ratings = [model.rating(name=s.name) for s in stats]
+    for i, rec in records:
+        lineup = cycle[i % len(cycle)]
+        present = sorted(set(lineup))
+        if len(present) < 2:
+            continue
+        winner_agent = lineup[rec["winner"]] if rec["winner"] >= 0 else None
+        ranks = [0 if (winner_agent is None or a == winner_agent) else 1 for a in present]
+        new = model.rate([[ratings[a]] for a in present], ranks=ranks)
+        for a, team in zip(present, new):
+            ratings[a] = team[0]
+    for s, r in zip(stats, ratings):
+        s.rating_mu, s.rating_sigma = float(r.mu), float(r.sigma)
+
+
+def run_arena(
+    agents: Sequence[Any],
+    game: str = "classic",
+    num_players: int | None = None,
+    rules: Any = None,
+    games: int = 1000,
+    seed: int = 0,
+    workers: int = 1,
+    progress: bool = False,
+    ratings: bool | None = None,
+    chunk: int = 25,
+) -> ArenaResult:
+    """Play ``games`` games between ``agents`` (names, paths or agent objects) and collect the statistics.
+
+    ``ratings``: rate with OpenSkill (default: when there are 3 or more agents).
+    """
+    from agents.base import resolve_game
+    from agents.registry import load_agent
+    from uno_env.aec import make_rules
+    from uno_env.core.game import Game
+
+    if isinstance(agents, (str, bytes)) or len(agents) < 1:
+        raise ValueError("give at least one agent (a name or a path), e.g. ['heuristic', 'random']")
+    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    if not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    cfg = make_rules(game, num_players, rules)
+    g = Game(cfg)
+    n = g.num_players
+    loaded = [load_agent(a, g, seed=None) for a in agents]
+    for spec, ag in zip(agents, loaded):
+        ag_game = getattr(ag, "game", None)
+        if ag_game is not None and hasattr(ag_game, "num_actions"):
+            ag_game = resolve_game(ag_game)
+            if ag_game.num_actions != g.num_actions or ag_game.obs_dim != g.obs_dim:
+                raise ValueError(f"agent {spec!r} was built for {ag_game.name!r} with {ag_game.num_players} players, "
+                                 f"not {g.name!r} with {n}")
+    names = [getattr(a, "name", None) if not isinstance(s, (str, os.PathLike)) else
+             (os.path.basename(os.fspath(s)).removesuffix(".zip") if os.sep in os.fspath(s) or
+              os.fspath(s).endswith(".zip") else os.fspath(s))
+             for s, a in zip(agents, loaded)]
+    labels = _unique_labels([nm or type(a).__name__ for nm, a in zip(names, loaded)])
+    m = len(loaded)
+    cycle = lineup_cycle(m, n)
+    indices = list(range(int(games)))
+
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(indices), unit="game", desc="arena", file=sys.stderr, smoothing=0.05)
+        except ImportError:  # pragma: no cover - tqdm is in the train extra
+            bar = None
+    records: list[tuple[int, dict[str, Any]]] = []
+    try:
+        if workers == 1:
+            step = max(1, min(chunk, 100))
+            for start in range(0, len(indices), step):
+                part = indices[start: start + step]
+                records += _play_indices(g, loaded, labels, cycle, seed, part)
+                if bar is not None:
+                    bar.update(len(part))
+        else:
+            from concurrent.futures import ProcessPoolExecutor, as_completed
+
+            parts = [indices[i: i + chunk] for i in range(0, len(indices), chunk)]
+            with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+                                     initargs=(cfg, loaded, labels, cycle, seed)) as pool:
+                futures = [pool.submit(_worker_run, p) for p in parts]
+                for fut in as_completed(futures):
+                    res = fut.result()
+                    records += res
+                    if bar is not None:
+                        bar.update(len(res))
+    finally:
+        if bar is not None:
+            bar.close()
+    records.sort(key=lambda r: r[0])
+
+    stats = [AgentStats(name=lab) for lab in labels]
+    seat_wins = [0] * n
+    truncated = 0
+    total_len = 0
+    for i, rec in records:
+        lineup = cycle[i % len(cycle)]
+        total_len += rec["length"]
+        if rec["truncated"]:
+            truncated += 1
+        else:
+            seat_wins[rec["winner"]] += 1
+        for a in set(lineup):
+            s = stats[a]
+            s.games += 1
+            s.length += rec["length"]
+            seats = [seat for seat, who in enumerate(lineup) if who == a]
+            s.seats += len(seats)
+            s.points += sum(rec["scores"][seat] for seat in seats)
+            if rec["truncated"]:
+                s.truncated += 1
+            elif rec["winner"] in seats:
+                s.wins += 1
+    if ratings is None:
+        ratings = m >= 3
+    if ratings:
+        _rate(records, cycle, stats)
+    return ArenaResult(
+        game=g.name,
+        num_players=n,
+        games=len(records),
+        seed=int(seed),
+        rules=cfg.to_dict(),
+        agents=stats,
+        truncated=truncated,
+        mean_length=total_len / max(len(records), 1),
+        cycle_length=len(cycle),
+        seat_wins=seat_wins,
+    )
+
+
+def format_table(result: ArenaResult) -> str:
+    """The arena table as plain text."""
+    rated = any(a.rating_mu is not None for a in result.agents)
+    width = max([len("agent")] + [len(a.name) for a in result.agents])
+    head = (f"{'agent':<{width}}  {'games':>7}  {'wins':>7}  {'win rate':>8}  {'95% CI':>17}  "
+            f"{'points/game':>11}  {'length':>8}  {'truncated':>9}")
+    if rated:
+        head += f"  {'rating (mu +- sigma)':>21}"
+    lines = [
+        f"uno-env evaluate: {result.game}, {result.num_players} players, {result.games} games, seed {result.seed}",
+        head,
+        "-" * len(head),
+    ]
+    for a in result.agents:
+        lo, hi = a.ci
+        row = (f"{a.name:<{width}}  {a.games:>7}  {a.wins:>7}  {a.win_rate:>8.1%}  "
+               f"{'[' + format(lo, '.1%') + ', ' + format(hi, '.1%') + ']':>17}  "
+               f"{a.mean_points:>11.1f}  {a.mean_length:>8.1f}  {a.truncated:>9}")
+        if rated:
+            row += f"  {a.rating_mu:>10.2f} +- {a.rating_sigma:<6.2f}"
+        lines.append(row)
+    lines.append(f"truncated games: {result.truncated} of {result.games}; mean length {result.mean_length:.1f} "
+                 f"decisions; wins by seat: {result.seat_wins}")
+    if result.games % result.cycle_length:
+        lines.append(f"note: {result.games} is not a multiple of the seat-rotation cycle ({result.cycle_length}); "
+                     f"seats are balanced only up to one partial cycle")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- CLI
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("agents", nargs="+", metavar="AGENT",
+                        help="agents to play: baseline names (random, greedy, heuristic) or paths of saved "
+                             "MaskablePPO zips; repeat a name to play copies")
+    parser.add_argument("--game", default="classic", choices=("classic", "pocket", "dice"), help="which game")
+    parser.add_argument("-n", "--num-players", type=int, default=None,
+                        help="seats at the table (default: the rules' number, 2)")
+    parser.add_argument("--rules", default=None,
+                        help="rules preset name (e.g. standard, rlcard) or path of a rules YAML file")
+    parser.add_argument("-g", "--games", type=int, default=1000, help="number of games (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed; the same seed reproduces the table (default 0)")
+    parser.add_argument("-w", "--workers", type=int, default=1, help="processes to spread games over (default 1)")
+    parser.add_argument("--json", metavar="PATH", default=None, help="also write the results as JSON to PATH")
+    parser.add_argument("--ratings", action="store_true",
+                        help="rate with OpenSkill even with two agents (always done for 3 or more)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agents.registry import UnknownAgentError
+
+    progress = not args.quiet and sys.stderr.isatty()
+    try:
+        result = run_arena(args.agents, game=args.game, num_players=args.num_players, rules=args.rules,
+                           games=args.games, seed=args.seed, workers=args.workers, progress=progress,
+                           ratings=True if args.ratings else None)
+    except (UnknownAgentError, FileNotFoundError, ValueError, TypeError, ImportError) as exc:
+        print(f"uno-env evaluate: error: {exc}", file=sys.stderr)
+        return 2
+    print(format_table(result))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(result.to_dict(), fh, indent=2)
+            fh.write("\n")
+    return 0
+

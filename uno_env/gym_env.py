@@ -1,0 +1,304 @@
+"""Gymnasium single-agent environments: one learner against scripted opponents.
+
+``gymnasium.make("uno_env/Classic-v0", opponents="heuristic")`` (also ``Pocket-v0``, ``Dice-v0``; the ids are
+registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/Classic-v0")`` imports it).
+
+* Keyword arguments: ``num_players``, ``rules`` (as for ``uno_env.env``), ``opponents`` (a baseline name, an
+  agent object, or a list with one name/agent per other seat, in seat order skipping the learner),
+  ``learner_seat`` (a seat number, or ``"random"``: drawn at each reset) and ``render_mode`` (``"ansi"`` or
+  ``"human"``), ``illegal_action`` (below).
+* The observation is the learner's ``{"observation": float32 (D,), "action_mask": int8 (A,)}``, as in the AEC
+  environment; the action space is ``Discrete(A)``.  The mask is also ``info["action_mask"]`` and
+  :meth:`UnoGymEnv.action_masks` (what sb3-contrib's MaskablePPO calls; no ActionMasker wrapper needed).
+* ``step(action)`` plays the learner's action, then every other seat until it is the learner's turn again (or
+  the game ends).  The reward is the learner's, summed over those moves.  ``terminated``/``truncated`` are the
+  AEC environment's (``max_turns`` truncates).  An illegal learner action is never replaced by another one:
+  with ``illegal_action="terminate"`` (default, as ``uno_env.env()`` and PettingZoo's TerminateIllegalWrapper)
+  the episode ends with reward -1 for the learner, a warning and ``info["illegal_action"] = True``; with
+  ``"raise"`` it raises :class:`uno_env.IllegalActionError` and leaves the game as it was (for debugging).
+  Gymnasium's ``check_env`` steps an action sampled before a reset, which is illegal in the new deal, so the
+  default must not raise for it to pass.
+* ``env.action_space`` is a :class:`MaskedDiscrete`: ``sample()`` draws a legal action of the current state.
+* ``reset(seed=s)`` seeds everything from ``s``: the deal, the opponents' random streams and the learner's seat.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium.utils import EzPickle
+
+from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
+from .core import engine as E
+from .core.observe import observe_one
+from .render import render_ansi
+
+__all__ = ["UnoGymEnv", "MaskedDiscrete"]
+
+_SEED_MAX = 2**63 - 1
+
+
+class MaskedDiscrete(gymnasium.spaces.Discrete):
+    """``Discrete(A)`` whose ``sample()`` without a mask draws uniformly from the legal actions of now.
+
+    It reads the environment's current mask (an array the environment updates in place), so
+    ``env.step(env.action_space.sample())`` is always a legal move; an explicit ``mask=`` or ``probability=`` is
+    honoured as in ``Discrete``.  It equals a plain ``Discrete(A)``; a pickled copy (e.g. saved with a model)
+    forgets the mask and samples like ``Discrete``.
+    """
+
+    def __init__(self, n: int, legal_mask: np.ndarray | None = None, seed: Any = None):
+        super().__init__(n, seed=seed)
+        self._legal_mask = legal_mask
+
+    def sample(self, mask: Any = None, probability: Any = None):
+        if mask is None and probability is None and self._legal_mask is not None and self._legal_mask.any():
+            mask = (self._legal_mask != 0).astype(np.int8)
+        return super().sample(mask=mask, probability=probability)
+
+    def __getstate__(self):
+        d = dict(super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__)
+        d["_legal_mask"] = None
+        return d
+
+    def __repr__(self) -> str:
+        return f"MaskedDiscrete({self.n})"
+
+
+class UnoGymEnv(gymnasium.Env, EzPickle):
+    """UNO for one learner against scripted opponents (see the module docstring)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(
+        self,
+        game: str = "classic",
+        num_players: int | None = None,
+        rules: Any = None,
+        opponents: Any = "random",
+        learner_seat: int | str = 0,
+        render_mode: str | None = None,
+        illegal_action: str = "terminate",
+    ):
+        EzPickle.__init__(self, game, num_players, rules, opponents, learner_seat, render_mode, illegal_action)
+        if render_mode not in (None, "ansi", "human"):
+            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        if illegal_action not in ("raise", "terminate"):
+            raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
+        self.illegal_action = illegal_action
+        self.aec = raw_env(game, num_players=num_players, rules=rules, render_mode=None, illegal_action="raise")
+        self.game = self.aec.game
+        self.rules = self.aec.rules
+        self.render_mode = render_mode
+        n = self.game.num_players
+        self.num_players = n
+        if isinstance(learner_seat, str):
+            if learner_seat != "random":
+                raise ValueError(f"learner_seat must be a seat number in 0..{n - 1} or 'random'; got {learner_seat!r}")
+        elif isinstance(learner_seat, (bool, np.bool_)) or not isinstance(learner_seat, (int, np.integer)):
+            raise TypeError(f"learner_seat must be an int or 'random'; got {type(learner_seat).__name__}")
+        elif not 0 <= learner_seat < n:
+            raise ValueError(f"learner_seat {learner_seat} is out of range for {n} players (0..{n - 1})")
+        self._seat_choice = learner_seat
+        self.learner_seat = 0 if learner_seat == "random" else int(learner_seat)
+        self.opponents = self._make_opponents(opponents, n)
+        self.observation_space = self.aec.observation_spaces[self.aec.possible_agents[0]]
+        self._mask = self.aec._mask  # the AEC env keeps it equal to the acting seat's legal mask
+        self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
+        self.reward_range = self.game.reward_range
+        self._has_reset = False
+        self._done = False
+
+    # ------------------------------------------------------------------------------------------ set-up
+    def _make_opponents(self, opponents: Any, n: int) -> list[Any]:
+        """One agent per seat other than the learner's (list of length n - 1, in seat order)."""
+        from agents.registry import load_agent
+
+        if isinstance(opponents, (str, bytes)) or callable(getattr(opponents, "act", None)):
+            specs = [opponents] * (n - 1)
+        elif isinstance(opponents, Sequence) or isinstance(opponents, tuple):
+            specs = list(opponents)
+            if len(specs) != n - 1:
+                raise ValueError(
+                    f"opponents: give one agent for each of the {n - 1} other seats, or a single one; got {len(specs)}"
+                )
+        else:
+            raise TypeError(
+                "opponents must be a baseline name, an agent object (with act()) or a list of them; "
+                f"got {type(opponents).__name__}"
+            )
+        out: list[Any] = []
+        made: dict[str, Any] = {}
+        for spec in specs:
+            if isinstance(spec, str):
+                if spec not in made:  # one object per name: agents are stateless apart from their seed
+                    made[spec] = load_agent(spec, self.game)
+                agent = made[spec]
+            elif callable(getattr(spec, "act", None)):
+                agent = spec
+                g = getattr(agent, "game", None)
+                if g is not None and hasattr(g, "num_actions") and (
+                        g.num_actions != self.game.num_actions or g.obs_dim != self.game.obs_dim):
+                    raise ValueError(
+                        f"opponent {agent!r} was built for game {g.name!r} with {g.num_players} players; this "
+                        f"environment is {self.game.name!r} with {n}"
+                    )
+            else:
+                raise TypeError(f"each opponent must be a baseline name or an object with act(); got {spec!r}")
+            out.append(agent)
+        return out
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Replace the other seats' players (same forms as the ``opponents`` argument); takes effect at once."""
+        self.opponents = self._make_opponents(opponents, self.num_players)
+
+    def _opponent_at(self, seat: int):
+        ls = self.learner_seat
+        return self.opponents[seat if seat < ls else seat - 1]
+
+    # ------------------------------------------------------------------------------------------ API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        if self._seat_choice == "random":
+            self.learner_seat = int(rng.integers(self.num_players))
+        seen = set()
+        for agent in self.opponents:
+            if id(agent) in seen:
+                continue
+            seen.add(id(agent))
+            reset = getattr(agent, "reset", None)
+            if callable(reset):
+                reset(seed=int(rng.integers(_SEED_MAX)))
+        reward = 0.0
+        for _ in range(1000):
+            self.aec.reset(seed=int(rng.integers(_SEED_MAX)))
+            self._done = False
+            self._has_reset = True
+            reward = self._play_others()
+            if not self._done:
+                break
+        else:
+            raise RuntimeError("every game ended before the learner's first turn; check max_turns")
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info()
+
+    def step(self, action: Any):
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before step()")
+        if self._done:
+            raise OrderError("the episode is over (terminated or truncated); call reset()")
+        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
+            action = int(action.reshape(()))
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ActionOutOfRangeError(
+                f"action must be an integer in [0, {self.game.num_actions}), got {action!r} of type "
+                f"{type(action).__name__}"
+            )
+        action = int(action)
+        if not 0 <= action < self.game.num_actions:
+            raise ActionOutOfRangeError(f"action {action} is out of range [0, {self.game.num_actions})")
+        if not self._mask[action]:
+            message = self.aec._illegal_message(self.aec.agent_selection, action)
+            if self.illegal_action == "raise":
+                raise IllegalActionError(message)
+            # like PettingZoo's TerminateIllegalWrapper: -1 for the learner, the episode ends, the game is untouched
+            gymnasium.logger.warn(f"{message}; the episode ends with reward -1 (illegal_action='terminate')")
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(), -1.0, True, False, info
+        learner = self.aec.possible_agents[self.learner_seat]
+        self.aec.step(action)
+        reward = self.aec.rewards[learner]
+        self._done = self._game_over()
+        if not self._done:
+            reward += self._play_others()
+        terminated = self._done and int(self.aec._st[E.S_DONE]) == 1
+        truncated = self._done and int(self.aec._st[E.S_DONE]) == 2
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), float(reward), terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now (bool, length A); all False once the episode is over."""
+        if not self._has_reset or self._done:
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self._mask.astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before render()")
+        st = self.aec._st
+        hand = st[E.O_HAND + self.learner_seat * E.MAX_KINDS: E.O_HAND + self.learner_seat * E.MAX_KINDS
+                  + self.game.num_kinds]
+        names = self.game.kinds.names
+        text = render_ansi(self.game, st) + (
+            f"\nlearner (player_{self.learner_seat}) hand: "
+            + ", ".join(names[k] + (f" x{c}" if c > 1 else "") for k, c in enumerate(hand) if c)
+        )
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self.aec.close()
+
+    # ------------------------------------------------------------------------------------------ metadata
+    @property
+    def action_names(self) -> list[str]:
+        return self.game.action_names
+
+    @property
+    def observation_layout(self) -> list[tuple[int, int, str, str]]:
+        return self.game.observation_layout
+
+    # ------------------------------------------------------------------------------------------ internals
+    def _game_over(self) -> bool:
+        return int(self.aec._st[E.S_DONE]) != 0
+
+    def _play_others(self) -> float:
+        """Let the other seats act until the learner's turn or the end; return the learner's reward meanwhile."""
+        aec = self.aec
+        st = aec._st
+        learner = aec.possible_agents[self.learner_seat]
+        reward = 0.0
+        game = self.game
+        while st[E.S_DONE] == 0 and st[E.S_CUR] != self.learner_seat:
+            seat = int(st[E.S_CUR])
+            obs = np.empty(game.obs_dim, dtype=np.float32)
+            observe_one(st, game.cfg, game.spec, game.obs_offsets, seat, obs)
+            agent = self._opponent_at(seat)
+            action = agent.act(obs, self._mask.copy())
+            try:
+                aec.step(int(action))
+            except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:
+                raise RuntimeError(f"opponent {agent!r} at seat {seat} chose an illegal action: {exc}") from exc
+            reward += aec.rewards[learner]
+        self._done = bool(st[E.S_DONE])
+        return reward
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        obs = np.empty(self.game.obs_dim, dtype=np.float32)
+        st = self.aec._st
+        acting = observe_one(st, self.game.cfg, self.game.spec, self.game.obs_offsets, self.learner_seat, obs)
+        mask = self._mask.copy() if acting and not self._done else np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    def _info(self) -> dict[str, Any]:
+        st = self.aec._st
+        info: dict[str, Any] = {
+            "action_mask": self._mask.copy() if not self._done else np.zeros(self.game.num_actions, dtype=np.int8),
+            "learner_seat": self.learner_seat,
+            "turns": int(st[E.S_TURNS]),
+        }
+        if self._done and st[E.S_DONE]:
+            info["winner"] = -1 if int(st[E.S_DONE]) == 2 else int(st[E.S_MATCH_WINNER])
+            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.num_players]]
+        return info
