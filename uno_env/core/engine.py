@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import cards
+from ._cache import track_dependencies
 from .cards import (
     COL_COLOUR,
     COL_COUNT,
@@ -31,6 +33,8 @@ from .cards import (
     WILD_DRAW_FOUR,
     WILD_DRAW_TWO,
 )
+
+track_dependencies(__file__, [cards.__file__])
 
 # ---------------------------------------------------------------------------------------------- limits
 MAX_PLAYERS = 10

@@ -1,0 +1,238 @@
+"""Fused batch kernels for the batched simulator (``uno_env.vector``).
+
+One call of :func:`advance` does, for every listed game: check nothing (the caller validated the actions with
+:func:`first_illegal`), step the action, add the rewards, and when the game ends record its final observation
+and result and reset it from its next episode seed; optionally play the other seats with uniformly random
+legal actions until the learner's seat is to act; then write the observation of the seat to act.  Everything
+a game does depends only on its own state row, its own PRNG word and its own seed list, so a game's trajectory
+is the same whatever batch (and thread) it runs in.
+
+Each kernel exists twice from one source: ``*_par`` (numba ``parallel=True``, for large batches) and ``*_ser``
+(serial, no thread-pool start-up: faster below a few dozen games).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from . import cards, engine, invariants, observe
+from ._cache import track_dependencies
+from . import engine as E
+from .invariants import check_state
+from .observe import observe_one
+
+
+track_dependencies(__file__, [m.__file__ for m in (cards, engine, invariants, observe)])
+
+# columns of the ``final`` (B, FINAL_LEN) int64 array: the result of the last episode each game finished
+F_DONE = 0  # 1 terminated, 2 truncated
+F_WINNER = 1  # match winner seat, -1 when truncated
+F_TURNS = 2  # decisions in the episode
+F_ROUNDS = 3  # rounds played in the episode
+F_EPISODE = 4  # index of the finished episode for this game (0 = first)
+F_SEED = 5  # the core seed the finished episode was reset with
+F_LEARNER = 6  # the seat whose view final_obs holds (single-agent: the learner's seat in that episode)
+FINAL_LEN = 7
+
+# columns of the ``counters`` (B, COUNTERS_LEN) int64 array
+K_SEED_POS = 0  # next unused column of the game's seed list
+K_EPISODE = 1  # index of the episode being played
+K_SEED = 2  # core seed of the episode being played
+COUNTERS_LEN = 3
+
+OPP_SALT = np.int64(0x2545F4914F6CDD1D)  # opponent PRNG of an episode = splitmix64(core seed ^ OPP_SALT)
+
+
+@njit(cache=True)
+def first_illegal(rows, actions, masks):
+    """Index ``i`` of the first ``actions[i]`` that is out of range or not legal in game ``rows[i]``; -1 if none."""
+    a_max = masks.shape[1]
+    for i in range(rows.shape[0]):
+        a = actions[i]
+        if a < 0 or a >= a_max or masks[rows[i], a] == 0:
+            return i
+    return -1
+
+
+@njit(cache=True, inline="always")
+def random_legal(mask, rng):
+    """A uniformly random legal action of ``mask`` drawn with the PRNG word ``rng`` (-1 if none is legal)."""
+    n = 0
+    for a in range(mask.shape[0]):
+        n += mask[a]
+    if n == 0:
+        return -1
+    j = E._below(rng, n)
+    for a in range(mask.shape[0]):
+        if mask[a] != 0:
+            if j == 0:
+                return a
+            j -= 1
+    return -1
+
+
+@njit(cache=True)
+def _start(st, rng, cfg, spec, dice, mask, opp, learner, random_seat, seed_buf, counters, b):
+    """Reset game ``b`` from its next seed; False when its seed list is used up (the caller refills it).
+
+    The game's opponent stream is reseeded from the episode's seed; with ``random_seat`` its first draw is the
+    learner's seat for the episode.
+    """
+    pos = counters[b, K_SEED_POS]
+    if pos >= seed_buf.shape[1]:
+        return False
+    seed = seed_buf[b, pos]
+    counters[b, K_SEED_POS] = pos + 1
+    counters[b, K_EPISODE] += 1
+    counters[b, K_SEED] = seed
+    E.reset_one(st, rng, cfg, spec, dice, seed)
+    E.legal_mask(st, cfg, spec, dice, mask)
+    E.seed_rng(opp[b], seed ^ OPP_SALT)
+    if random_seat:
+        learner[b] = E._below(opp[b], cfg[E.C_NP])
+    return True
+
+
+@njit(cache=True)
+def _finish(st, cfg, spec, offs, b, view, terminated, truncated, final, final_obs, counters):
+    if st[E.S_DONE] == 1:
+        terminated[b] = True
+    else:
+        truncated[b] = True
+    final[b, F_DONE] = st[E.S_DONE]
+    final[b, F_WINNER] = st[E.S_MATCH_WINNER] if st[E.S_DONE] == 1 else -1
+    final[b, F_TURNS] = st[E.S_TURNS]
+    final[b, F_ROUNDS] = st[E.S_ROUND] + 1
+    final[b, F_EPISODE] = counters[b, K_EPISODE]
+    final[b, F_SEED] = counters[b, K_SEED]
+    final[b, F_LEARNER] = view
+    observe_one(st, cfg, spec, offs, view, final_obs[b])
+
+
+@njit(cache=True, inline="always")
+def _add_rewards(r, n, rewards, lrew, b, me):
+    for s in range(n):
+        rewards[b, s] += r[s]
+    if me >= 0:
+        lrew[b] += r[me]
+
+
+def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
+             rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters):
+    """Step, auto-reset, (random opponents,) observe; returns how many games wait for a seed-list refill.
+
+    rows     int64 (R,)   games to process
+    actions  int64 (R,)   action of ``rows[i]``'s acting seat; length 0: do not step (only reset finished games,
+                          play opponents and observe)
+    learner  int64 (B,)   single-agent: the learner's seat per game, the other seats are opponents; length 0:
+                          multi-agent (observe the seat to act, final observation from the seat that acted)
+    opp      uint64 (B,1) per-game opponent PRNG words, reseeded from each episode's seed
+    mode     int          bit 0: the opponents play uniformly random legal actions here until the learner is to
+                          act (else return as soon as any seat is to act); bit 1: draw the learner's seat at
+                          random (from the opponent stream) when an episode starts
+    masks    int8 (B,A)   the current legal masks, kept up to date
+    obs      f32 (B,D)    observation of the seat to act
+    seats    int64 (B,)   seat to act (-1: waiting for a seed-list refill)
+    rew      f32 (B,10)   scratch for one step's rewards
+    rewards  f32 (B,n)    += every seat's rewards of the steps taken here
+    lrew     f32 (B,)     += the learner's rewards (single-agent)
+    terminated, truncated  bool (B,)  set for the games that finished an episode here
+    final    int64 (B,F)  the finished episode's result (columns F_*), written when it ends
+    final_obs f32 (B,D)   the finished episode's last observation (learner's view / the last actor's view)
+    seed_buf int64 (B,K)  each game's next episode seeds; counters int64 (B,3) (columns K_*)
+    """
+    n = cfg[E.C_NP]
+    step = actions.shape[0] > 0
+    multi = learner.shape[0] == 0
+    play_opp = (mode & 1) != 0 and not multi
+    random_seat = (mode & 2) != 0 and not multi
+    dry = 0
+    for i in prange(rows.shape[0]):
+        b = rows[i]
+        st = states[b]
+        rng = rngs[b]
+        mask = masks[b]
+        r = rew[b]
+        me = -1 if multi else learner[b]
+        if step:
+            actor = st[E.S_CUR]
+            E.step_masked(st, rng, cfg, spec, dice, actions[i], mask, r)
+            _add_rewards(r, n, rewards, lrew, b, me)
+            if st[E.S_DONE] != 0:
+                _finish(st, cfg, spec, offs, b, actor if multi else me, terminated, truncated, final, final_obs,
+                        counters)
+        waiting = False
+        while True:
+            if st[E.S_DONE] != 0:
+                if not _start(st, rng, cfg, spec, dice, mask, opp, learner, random_seat, seed_buf, counters, b):
+                    waiting = True
+                    break
+                if not multi:
+                    me = learner[b]
+            if not play_opp or st[E.S_CUR] == me:
+                break
+            a = random_legal(mask, opp[b])
+            if a < 0:  # no legal action: impossible while the invariants hold; never spin
+                break
+            E.step_masked(st, rng, cfg, spec, dice, a, mask, r)
+            _add_rewards(r, n, rewards, lrew, b, me)
+            if st[E.S_DONE] != 0:
+                _finish(st, cfg, spec, offs, b, me, terminated, truncated, final, final_obs, counters)
+        if waiting:
+            dry += 1
+            seats[b] = -1
+        else:
+            seats[b] = st[E.S_CUR]
+            observe_one(st, cfg, spec, offs, st[E.S_CUR], obs[b])
+    return dry
+
+
+advance_par = njit(cache=True, parallel=True)(_advance)
+advance_ser = njit(cache=True)(_advance)
+
+
+def _random_actions(masks, rngs, out):
+    """``out[i]`` = a uniformly random legal action of ``masks[i]`` drawn with the PRNG word ``rngs[i]``."""
+    for i in prange(masks.shape[0]):
+        out[i] = random_legal(masks[i], rngs[i])
+
+
+random_actions_par = njit(cache=True, parallel=True)(_random_actions)
+random_actions_ser = njit(cache=True)(_random_actions)
+
+
+@njit(cache=True)
+def seed_words(rngs, seed):
+    """Seed PRNG word ``i`` with ``seed + i`` (splitmix64 streams)."""
+    for i in range(rngs.shape[0]):
+        E.seed_rng(rngs[i], seed + i)
+
+
+def _observe_rows(states, cfg, spec, offs, rows, seats, out):
+    for i in prange(rows.shape[0]):
+        observe_one(states[rows[i]], cfg, spec, offs, seats[i], out[i])
+
+
+observe_rows_par = njit(cache=True, parallel=True)(_observe_rows)
+observe_rows_ser = njit(cache=True)(_observe_rows)
+
+
+@njit(cache=True)
+def refresh(states, cfg, spec, dice, offs, masks, obs, seats):
+    """Recompute every game's legal mask, seat to act and its observation (after states were set by hand)."""
+    for b in range(states.shape[0]):
+        st = states[b]
+        E.legal_mask(st, cfg, spec, dice, masks[b])
+        seats[b] = st[E.S_CUR]
+        observe_one(st, cfg, spec, offs, st[E.S_CUR], obs[b])
+
+
+@njit(cache=True)
+def check_states(states, cfg, spec, dice, out):
+    """``out[b]`` = the invariant checker's failure code for game ``b`` (0 = every invariant holds)."""
+    bad = 0
+    for b in range(states.shape[0]):
+        out[b] = check_state(states[b], cfg, spec, dice)
+        if out[b] != 0:
+            bad += 1
+    return bad

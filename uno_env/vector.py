@@ -1,0 +1,780 @@
+"""The batched simulator: B games of one configured UNO game stepped together in one call of the compiled core.
+
+Four faces over the same kernels (``uno_env.core.batch``):
+
+* :class:`UnoVectorEnv` -- multi-agent (self-play, search).  Every game reports the seat to act, that seat's
+  observation and legal mask; ``step(actions)`` applies one action per game (the acting seat's), and returns
+  every seat's reward.  ``reset(seeds)`` -> ``(obs (B, D) float32, masks (B, A) int8, seats (B,) int64)``;
+  ``step(actions)`` -> ``(obs, masks, seats, rewards (B, n) float32, terminated (B,), truncated (B,), infos)``.
+* :class:`UnoSingleAgentVectorEnv` -- one learner seat per game; the other seats are played in-batch, either by
+  uniformly random legal play inside the compiled kernel (``opponents="random"``, the default), or by batched
+  policies (any object with ``act_batch(observations (B, D) float32, masks (B, A) int8) -> (B,) int64``), called
+  once per opponent seat and round of moves over the games that still wait for an opponent: no per-game Python.
+* :func:`make_gym_vector_env` -> :class:`UnoGymVectorEnv`, a ``gymnasium.vector.VectorEnv`` (what
+  ``gymnasium.make_vec("uno_env/Classic-v0", num_envs=N, vectorization_mode="vector_entry_point")`` returns).
+* :func:`make_sb3_vec_env` -> ``UnoSB3VecEnv``, a stable-baselines3 ``VecEnv`` with ``action_masks()`` for
+  sb3-contrib's MaskablePPO (no subprocesses).  stable-baselines3 is imported only when this is called.
+
+Seeds.  Game ``b`` reset with seed ``s`` plays the same episodes as ``uno_env.env(...)`` reset with
+``reset(seed=s)``, then ``reset()``, ``reset()``, ...: episode ``e`` of the game uses the ``e``-th draw of
+``numpy.random.default_rng(s).integers(0, 2**63 - 1)`` as its core seed (:func:`episode_seeds`).  Finished games
+reset automatically in the same call, from their next episode seed, so a game's trajectory (given its actions)
+is the same in a batch of any size as alone.  ``reset(seeds=int)`` gives game ``b`` the seed ``seed + b`` (as
+Gymnasium's vector envs do); ``reset()`` without seeds, after a first reset, starts every game's next episode.
+The random opponents of :class:`UnoSingleAgentVectorEnv` draw from a per-game stream seeded by the episode's core
+seed, so their play is reproducible per game too.
+
+Buffers.  Observations, masks, seats, rewards and flags are preallocated and rewritten in place by every call:
+copy what you keep (the Gymnasium and SB3 faces return copies).  ``infos`` describes the episodes that ended in
+this call (columns valid where ``terminated | truncated``): ``winner`` (-1 when truncated), ``episode_turns``,
+``episode_rounds``, ``episode`` (its index for that game), ``seed`` (its core seed), ``final_observation``
+and ``final_seat`` (whose view it is: the last actor's in the multi-agent face, the learner's in the
+single-agent face).
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Sequence
+
+import numpy as np
+
+from .aec import ActionOutOfRangeError, IllegalActionError, make_rules
+from .core import batch as K
+from .core import engine as E
+from .core.game import Game
+
+__all__ = [
+    "UnoVectorEnv", "UnoSingleAgentVectorEnv", "UnoGymVectorEnv", "RandomLegalPolicy", "make_gym_vector_env",
+    "make_sb3_vec_env", "game_seed", "episode_seeds",
+]
+
+SEED_HIGH = 2**63 - 1
+SEEDS_PER_REFILL = 32  # episode seeds drawn at once per game (a refill is one Python call per game per 32 episodes)
+PARALLEL_MIN = 48  # batches smaller than this run the serial kernel (no thread-pool start-up)
+_NO_INT = np.empty(0, dtype=np.int64)
+
+
+def game_seed(seed: int) -> int:
+    """The core seed of the first episode of a game reset with ``seed`` (what ``env.reset(seed=seed)`` uses)."""
+    return int(np.random.default_rng(seed).integers(0, SEED_HIGH))
+
+
+def episode_seeds(seed: int, count: int) -> np.ndarray:
+    """The core seeds of a game's first ``count`` episodes (AEC: ``reset(seed=seed)`` then ``reset()``...)."""
+    return np.random.default_rng(seed).integers(0, SEED_HIGH, size=count)
+
+
+def _observation_high(game: Game, target: int) -> float:
+    # the same bound as the AEC env's observation space
+    spec = game.spec
+    return max(float(E.MAX_ITEMS), 1.0 + float((spec[:, 2] * np.maximum(spec[:, 3], 6)).sum()) / target)
+
+
+class RandomLegalPolicy:
+    """Uniformly random legal actions for a batch, drawn in the compiled core (no per-game Python).
+
+    Row ``i`` of a call uses its own splitmix64 stream seeded with ``seed + i``, so a call's result depends only
+    on the seed, the row and how many calls came before.  Implements the batched policy protocol
+    ``act_batch(observations, masks) -> actions`` and the single-game ``act(observation, action_mask)``.
+    """
+
+    def __init__(self, seed: int | None = None):
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+        self.seed = int(seed)
+        self._rngs = np.zeros((0, 1), dtype=np.uint64)
+
+    def _words(self, n: int) -> np.ndarray:
+        if self._rngs.shape[0] < n:
+            old = self._rngs
+            new = np.zeros((max(n, 2 * old.shape[0]), 1), dtype=np.uint64)
+            new[: old.shape[0]] = old
+            fresh = new[old.shape[0]:]
+            K.seed_words(fresh, self.seed + old.shape[0])
+            self._rngs = new
+        return self._rngs[:n]
+
+    def act_batch(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        masks = np.ascontiguousarray(masks)
+        if masks.dtype == np.bool_:
+            masks = masks.view(np.int8)
+        elif masks.dtype != np.int8:
+            masks = masks.astype(np.int8)
+        if masks.ndim != 2:
+            raise ValueError(f"masks must be 2-D (batch, num_actions), got shape {masks.shape}")
+        out = np.empty(masks.shape[0], dtype=np.int64)
+        kernel = K.random_actions_par if masks.shape[0] >= PARALLEL_MIN else K.random_actions_ser
+        kernel(masks, self._words(masks.shape[0]), out)
+        if masks.shape[0] and out.min() < 0:
+            raise ValueError(f"row {int(np.argmin(out))} of the masks has no legal action")
+        return out
+
+    def act(self, observation: np.ndarray | None, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(None, np.asarray(action_mask)[None, :])[0])
+
+
+# ---------------------------------------------------------------------------------------------- shared machinery
+class _VectorBase:
+    """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
+
+    def __init__(self, game: str, num_envs: int, num_players: int | None, rules: Any, seed: int | None,
+                 parallel: bool | None):
+        if game not in ("classic", "pocket", "dice"):
+            raise ValueError(f"unknown game {game!r}; choose one of 'classic', 'pocket', 'dice'")
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.rules = make_rules(game, num_players, rules)
+        self.game = Game(self.rules)
+        self.num_envs = B = int(num_envs)
+        self.num_players = n = self.game.num_players
+        self.num_actions = A = self.game.num_actions
+        self.obs_dim = D = self.game.obs_dim
+        self._seed = seed
+        self._base_seed = 0 if seed is None else int(seed)
+        self._parallel = parallel
+        self._cfg, self._spec, self._dice, self._offs = self.game.cfg, self.game.spec, self.game.dice, \
+            self.game.obs_offsets
+        self._states, self._rngs = self.game.new_states(B)
+        self._opp = np.zeros((B, 1), dtype=np.uint64)
+        self._masks = np.zeros((B, A), dtype=np.int8)
+        self._obs = np.zeros((B, D), dtype=np.float32)
+        self._seats = np.zeros(B, dtype=np.int64)
+        self._rew = np.zeros((B, E.MAX_PLAYERS), dtype=np.float32)
+        self._rewards = np.zeros((B, n), dtype=np.float32)
+        self._lrew = np.zeros(B, dtype=np.float32)
+        self._terminated = np.zeros(B, dtype=bool)
+        self._truncated = np.zeros(B, dtype=bool)
+        self._final = np.zeros((B, K.FINAL_LEN), dtype=np.int64)
+        self._final[:, K.F_WINNER] = -1
+        self._final_obs = np.zeros((B, D), dtype=np.float32)
+        self._seed_buf = np.zeros((B, SEEDS_PER_REFILL), dtype=np.int64)
+        self._counters = np.zeros((B, K.COUNTERS_LEN), dtype=np.int64)
+        self._gens: list[np.random.Generator] = []
+        self._seed0 = np.zeros(B, dtype=np.int64)  # each game's seed at its last seeded reset
+        self._blocks = np.zeros(B, dtype=np.int64)  # seed lists drawn from each game's generator so far
+        self._all = np.arange(B, dtype=np.int64)
+        self._has_reset = False
+        self.infos = {
+            "winner": self._final[:, K.F_WINNER],
+            "episode_turns": self._final[:, K.F_TURNS],
+            "episode_rounds": self._final[:, K.F_ROUNDS],
+            "episode": self._final[:, K.F_EPISODE],
+            "seed": self._final[:, K.F_SEED],
+            "final_seat": self._final[:, K.F_LEARNER],
+            "final_observation": self._final_obs,
+        }
+
+    # -- metadata ------------------------------------------------------------------------------------
+    @property
+    def action_names(self) -> list[str]:
+        return self.game.action_names
+
+    @property
+    def observation_layout(self) -> list[tuple[int, int, str, str]]:
+        return self.game.observation_layout
+
+    def action_id(self, name: str) -> int:
+        return self.game.action_id(name)
+
+    @property
+    def states(self) -> np.ndarray:
+        """The live (B, STATE_LEN) int32 state rows (hidden information included; call ``refresh()`` after edits)."""
+        return self._states
+
+    @property
+    def episode_index(self) -> np.ndarray:
+        """Index of the episode each game is playing (0 = the first after ``reset``)."""
+        return self._counters[:, K.K_EPISODE]
+
+    @property
+    def episode_seed(self) -> np.ndarray:
+        """Core seed of the episode each game is playing."""
+        return self._counters[:, K.K_SEED]
+
+    @property
+    def masks(self) -> np.ndarray:
+        return self._masks
+
+    @property
+    def observations(self) -> np.ndarray:
+        return self._obs
+
+    @property
+    def seats(self) -> np.ndarray:
+        return self._seats
+
+    def state_dict(self, b: int) -> dict[str, Any]:
+        """Game ``b``'s full state as plain data (see ``Game.state_dict``)."""
+        self._require_reset("state_dict")
+        return self.game.state_dict(self._states[b])
+
+    # -- seeding -------------------------------------------------------------------------------------
+    def _seed_array(self, seeds: Any) -> np.ndarray:
+        B = self.num_envs
+        if seeds is None:
+            if self._seed is not None:
+                seeds = self._seed
+                self._seed = None  # the constructor's seed applies to the first reset only
+            else:
+                return np.random.default_rng().integers(0, SEED_HIGH, size=B)
+        if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, (bool, np.bool_)):
+            return int(seeds) + np.arange(B, dtype=np.int64)
+        arr = np.asarray(seeds)
+        if arr.shape != (B,) or not np.issubdtype(arr.dtype, np.integer):
+            raise ValueError(f"seeds must be None, an int or {B} ints (one per game), got {seeds!r}")
+        return arr.astype(np.int64)
+
+    def _refill(self, rows: np.ndarray) -> None:
+        for b in rows.tolist():
+            self._seed_buf[b] = self._gens[b].integers(0, SEED_HIGH, size=SEEDS_PER_REFILL)
+            self._counters[b, K.K_SEED_POS] = 0
+        self._blocks[rows] += 1
+
+    def _start_all(self, seeds: Any) -> None:
+        """Reset every game: a fresh seed per game (``seeds`` given, or a first reset) or its next episode."""
+        if seeds is not None or not self._has_reset:
+            arr = self._seed_array(seeds)
+            self._gens = [np.random.default_rng(int(s)) for s in arr]
+            self._seed0[:] = arr
+            self._blocks[:] = 0
+            self._refill(self._all)
+            self._counters[:, K.K_EPISODE] = -1
+        self._states[:, E.S_DONE] = 1  # marks every game for a reset by the kernel
+        self._has_reset = True
+
+    # -- the kernel call -----------------------------------------------------------------------------
+    def _run(self, rows: np.ndarray, actions: np.ndarray, learner: np.ndarray, mode: int) -> None:
+        par = self._parallel if self._parallel is not None else rows.shape[0] >= PARALLEL_MIN
+        kernel = K.advance_par if par else K.advance_ser
+        dry = kernel(self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs, rows, actions,
+                     learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards,
+                     self._lrew, self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf,
+                     self._counters)
+        while dry:  # games whose seed list ran out wait (done, seat -1) until it is refilled
+            waiting = np.flatnonzero(self._seats < 0)
+            self._refill(waiting)
+            dry = kernel(self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs, waiting, _NO_INT,
+                         learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards,
+                         self._lrew, self._terminated, self._truncated, self._final, self._final_obs,
+                         self._seed_buf, self._counters)
+
+    def _check_actions(self, rows: np.ndarray, actions: Any, who: str = "") -> np.ndarray:
+        acts = actions
+        if not (type(acts) is np.ndarray and acts.dtype == np.int64 and acts.shape == rows.shape
+                and acts.flags.c_contiguous):
+            acts = np.asarray(actions)
+            if acts.shape != rows.shape or acts.dtype.kind not in "iu":
+                raise ActionOutOfRangeError(
+                    f"{who}actions must be {rows.shape[0]} integers (one per game), got "
+                    f"{acts.dtype} array of shape {acts.shape}")
+            acts = np.ascontiguousarray(acts, dtype=np.int64)
+        bad = K.first_illegal(rows, acts, self._masks)
+        if bad >= 0:
+            b, a = int(rows[bad]), int(acts[bad])
+            if not 0 <= a < self.num_actions:
+                raise ActionOutOfRangeError(
+                    f"{who}action {a} for game {b} is out of range [0, {self.num_actions}); no game was stepped")
+            legal = [self.game.action_names[i] for i in np.flatnonzero(self._masks[b])]
+            shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
+            phase = E.PHASE_NAMES[self._states[b, E.S_PHASE]]
+            raise IllegalActionError(
+                f"{who}illegal action {a} ({self.game.action_names[a]!r}) in game {b} for seat "
+                f"{int(self._seats[b])} in phase {phase!r}; legal now: {shown}; no game was stepped")
+        return acts
+
+    def _require_reset(self, what: str) -> None:
+        if not self._has_reset:
+            from .aec import OrderError
+
+            raise OrderError(f"reset() needs to be called before {what}()")
+
+    def _clear(self, learner: bool = False) -> None:
+        self._rewards.fill(0.0)
+        self._terminated.fill(False)
+        self._truncated.fill(False)
+        if learner:
+            self._lrew.fill(0.0)
+
+    # -- inspection and search -----------------------------------------------------------------------
+    def observe(self, seats: Any, rows: Any = None) -> np.ndarray:
+        """Fresh observations of ``seats`` (one per row) in games ``rows`` (default: all): shape (R, D).
+
+        Any seat may be observed, not only the one to act (e.g. for a centralised critic).
+        """
+        self._require_reset("observe")
+        rows = self._all if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
+        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), rows.shape).copy()
+        if ((seats < 0) | (seats >= self.num_players)).any():
+            raise ValueError(f"seats must be in [0, {self.num_players})")
+        out = np.empty((rows.shape[0], self.obs_dim), dtype=np.float32)
+        kernel = K.observe_rows_par if rows.shape[0] >= PARALLEL_MIN else K.observe_rows_ser
+        kernel(self._states, self._cfg, self._spec, self._offs, rows, seats, out)
+        return out
+
+    def check_invariants(self) -> np.ndarray:
+        """Indices of the games whose state breaks an invariant (conservation, counts, seat, top card)."""
+        out = np.zeros(self.num_envs, dtype=np.int64)
+        K.check_states(self._states, self._cfg, self._spec, self._dice, out)
+        return np.flatnonzero(out)
+
+    def snapshot(self) -> tuple[np.ndarray, ...]:
+        """Copies of everything that decides the games' futures (states, PRNGs, episode seeds, learner seats)."""
+        self._require_reset("snapshot")
+        learner = getattr(self, "_learner", _NO_INT)
+        return (self._states.copy(), self._rngs.copy(), self._opp.copy(), self._seed_buf.copy(),
+                self._counters.copy(), self._seed0.copy(), self._blocks.copy(), learner.copy())
+
+    def restore(self, snap: tuple[np.ndarray, ...]) -> None:
+        """Return every game to a :meth:`snapshot` (for search: try actions, then rewind); exact, later episodes
+        included."""
+        states, rngs, opp, seed_buf, counters, seed0, blocks, learner = snap
+        self._states[:], self._rngs[:], self._opp[:], self._seed_buf[:], self._counters[:] = (
+            states, rngs, opp, seed_buf, counters)
+        if learner.size:
+            self._learner[:] = learner
+        # a game whose seed generator moved on since the snapshot gets it rebuilt at the snapshot's position
+        for b in np.flatnonzero((blocks != self._blocks) | (seed0 != self._seed0)).tolist():
+            g = np.random.default_rng(int(seed0[b]))
+            g.integers(0, SEED_HIGH, size=SEEDS_PER_REFILL * int(blocks[b]))
+            self._gens[b] = g
+        self._seed0[:], self._blocks[:] = seed0, blocks
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Recompute masks, seats and observations from the state rows (after editing ``states`` by hand)."""
+        K.refresh(self._states, self._cfg, self._spec, self._dice, self._offs, self._masks, self._obs, self._seats)
+
+    def close(self) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.game.name!r}, num_envs={self.num_envs}, num_players={self.num_players})"
+
+
+# ---------------------------------------------------------------------------------------------- multi-agent face
+class UnoVectorEnv(_VectorBase):
+    """B games, every seat played by the caller: the multi-agent batch (self-play, search).
+
+    ``reset(seeds=None)`` -> ``(obs, masks, seats)``; ``step(actions)`` -> ``(obs, masks, seats, rewards,
+    terminated, truncated, infos)`` where ``obs[b]``/``masks[b]`` belong to seat ``seats[b]``, the seat to act in
+    game ``b`` (after an automatic reset, in its next episode); ``rewards[b, s]`` is seat ``s``'s reward for the
+    step.  An illegal action in any game raises :class:`uno_env.IllegalActionError` naming the game and the action,
+    and no game is stepped.  ``step(actions, rows=idx)`` steps only the games ``idx`` (``actions`` aligned with it).
+    """
+
+    def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None, rules: Any = None,
+                 seed: int | None = None, parallel: bool | None = None):
+        super().__init__(game, num_envs, num_players, rules, seed, parallel)
+
+    def reset(self, seeds: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self._start_all(seeds)
+        self._run(self._all, _NO_INT, _NO_INT, 0)
+        return self._obs, self._masks, self._seats
+
+    def step(self, actions: Any, rows: Any = None):
+        self._require_reset("step")
+        if rows is None:
+            rows = self._all
+        else:
+            rows = np.ascontiguousarray(rows, dtype=np.int64)
+            if rows.ndim != 1 or (rows.size and (rows.min() < 0 or rows.max() >= self.num_envs)) \
+                    or np.unique(rows).size != rows.size:
+                raise ValueError(f"rows must be distinct game indices in [0, {self.num_envs})")
+        acts = self._check_actions(rows, actions)
+        self._clear()
+        self._run(rows, acts, _NO_INT, 0)
+        return self._obs, self._masks, self._seats, self._rewards, self._terminated, self._truncated, self.infos
+
+
+# ---------------------------------------------------------------------------------------------- single-agent face
+def _is_random(policy: Any) -> bool:
+    return policy is None or (isinstance(policy, str) and policy == "random") or isinstance(policy, RandomLegalPolicy)
+
+
+class UnoSingleAgentVectorEnv(_VectorBase):
+    """B games with one learner seat each; the other seats are played in-batch until the learner is to act.
+
+    ``opponents``: ``"random"`` (default; uniformly random legal play inside the compiled kernel, drawn from a
+    per-game stream seeded by each episode's seed), one batched policy for every opponent seat, or a sequence of
+    ``num_players - 1`` of them for the seats after the learner's (next seat first).  A policy is any object with
+    ``act_batch(observations, masks) -> actions``, or a baseline name (``"greedy"``, ``"heuristic"``).  For opponents that change per game and episode (self-play
+    pools), see :meth:`set_opponent_pool`.
+    ``learner_seat``: an int (every game), ``"rotate"`` (game ``b`` plays seat ``b % num_players``), ``"random"``
+    (drawn for every episode from the game's episode-seeded stream) or B ints.
+
+    ``reset(seeds=None)`` -> ``(obs, masks)`` of the learners; ``step(actions)`` -> ``(obs, masks, rewards (B,)
+    float32, terminated, truncated, infos)``.  The reward is everything the learner received since its last
+    action, opponents' moves included; a game that ended is reset and played up to the learner's next turn.
+    Opponent moves cost one ``act_batch`` call per policy in use per round of moves, over the games that still
+    wait for an opponent: no per-game Python.
+    """
+
+    MAX_OPPONENT_ROUNDS = 100_000
+
+    def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None, rules: Any = None,
+                 opponents: Any = "random", learner_seat: Any = 0, seed: int | None = None,
+                 parallel: bool | None = None):
+        super().__init__(game, num_envs, num_players, rules, seed, parallel)
+        n, B = self.num_players, self.num_envs
+        self._random_seat = isinstance(learner_seat, str) and learner_seat == "random"
+        if isinstance(learner_seat, str):
+            if learner_seat not in ("rotate", "random"):
+                raise ValueError(f"learner_seat must be an int, 'rotate', 'random' or {B} ints, got {learner_seat!r}")
+            learner = self._all % n if learner_seat == "rotate" else np.zeros(B, dtype=np.int64)
+        else:
+            learner = np.broadcast_to(np.asarray(learner_seat), (B,))
+            if not np.issubdtype(learner.dtype, np.integer) or ((learner < 0) | (learner >= n)).any():
+                raise ValueError(f"learner_seat must be seats in [0, {n}), got {learner_seat!r}")
+        self._learner = np.array(learner, dtype=np.int64)
+        self._sampler = None
+        if isinstance(opponents, (list, tuple)):
+            if len(opponents) != n - 1:
+                raise ValueError(f"opponents: expected {n - 1} policies (one per other seat), got {len(opponents)}")
+            self.set_opponent_pool(list(opponents))
+            self._opponent_ids[:] = np.arange(n - 1)
+        else:
+            self.set_opponent_pool([opponents])
+
+    # -- opponents -----------------------------------------------------------------------------------
+    def set_opponent_pool(self, pool: Sequence[Any], sampler: Any = None) -> None:
+        """Opponents drawn per game and episode from ``pool`` (policies or ``"random"``).
+
+        ``sampler(games, env) -> int array (len(games), num_players - 1)``: the pool index of each opponent seat
+        (next seat after the learner's first) for the ``games`` that are starting an episode; called with every
+        game at ``reset`` and with the games that finished an episode, before their opponents move.  It may grow
+        the pool with :meth:`add_opponent`.  Without a sampler every game keeps its indices (``opponent_ids``,
+        all 0 at first).  With a sampler, or any policy object in the pool, opponents are moved by their
+        ``act_batch`` (random ones by :class:`RandomLegalPolicy`); only an all-random pool without a sampler
+        plays inside the kernel.
+        """
+        pool = list(pool)
+        if not pool:
+            raise ValueError("the opponent pool is empty")
+        self._pool, self.opponents = [], []
+        for p in pool:
+            self.add_opponent(p)
+        self._sampler = sampler
+        self._in_kernel = sampler is None and all(_is_random(p) for p in self.opponents)
+        if not hasattr(self, "_opponent_ids"):
+            self._opponent_ids = np.zeros((self.num_envs, self.num_players - 1), dtype=np.int64)
+        self._opponent_ids[self._opponent_ids >= len(pool)] = 0
+
+    def add_opponent(self, policy: Any) -> int:
+        """Append ``policy`` to the opponent pool; returns its pool index.
+
+        ``policy``: an object with ``act_batch``, ``"random"`` or another baseline name of ``agents.registry``
+        (e.g. ``"greedy"``, ``"heuristic"``; the ``agents`` package is imported only then).
+        """
+        if isinstance(policy, str) and policy != "random":
+            from agents.registry import load_agent
+
+            policy = load_agent(policy, self.game)
+        if not _is_random(policy) and not callable(getattr(policy, "act_batch", None)):
+            raise TypeError(f"an opponent must be 'random' or have act_batch(observations, masks); got {policy!r}")
+        self._pool.append(RandomLegalPolicy(self._base_seed + 1 + len(self._pool)) if _is_random(policy)
+                          else policy)
+        self.opponents.append(policy)
+        if not _is_random(policy):
+            self._in_kernel = False
+        return len(self._pool) - 1
+
+    @property
+    def opponent_ids(self) -> np.ndarray:
+        """(B, num_players - 1) pool index of each game's opponent seats, next seat after the learner's first."""
+        return self._opponent_ids
+
+    @property
+    def learner_seat(self) -> np.ndarray:
+        """The learner's seat in each game's current episode."""
+        return self._learner
+
+    @property
+    def learner_rewards(self) -> np.ndarray:
+        return self._lrew
+
+    def _mode(self) -> int:
+        return (1 if self._in_kernel else 0) | (2 if self._random_seat else 0)
+
+    def _sample(self, games: np.ndarray) -> None:
+        if self._sampler is not None and games.size:
+            ids = np.asarray(self._sampler(games, self), dtype=np.int64)
+            if ids.shape != (games.size, self.num_players - 1) or ids.min() < 0 or ids.max() >= len(self._pool):
+                raise ValueError(f"the opponent sampler must return pool indices in [0, {len(self._pool)}) of shape "
+                                 f"({games.size}, {self.num_players - 1}), got {ids!r}")
+            self._opponent_ids[games] = ids
+
+    # -- API -----------------------------------------------------------------------------------------
+    def reset(self, seeds: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        self._start_all(seeds)
+        self._clear(learner=True)
+        self._run(self._all, _NO_INT, self._learner, self._mode())
+        self._sample(self._all)
+        self._play_opponents()
+        return self._obs, self._masks
+
+    def step(self, actions: Any):
+        self._require_reset("step")
+        acts = self._check_actions(self._all, actions)
+        self._clear(learner=True)
+        if self._in_kernel:
+            self._run(self._all, acts, self._learner, self._mode())
+        else:
+            episode = self._counters[:, K.K_EPISODE].copy()
+            self._run(self._all, acts, self._learner, self._mode())
+            self._sample(np.flatnonzero(self._counters[:, K.K_EPISODE] != episode))
+            self._play_opponents()
+        return self._obs, self._masks, self._lrew, self._terminated, self._truncated, self.infos
+
+    def _play_opponents(self) -> None:
+        """Batched policies move for every game whose seat to act is not the learner's, until none is left."""
+        if self._in_kernel:
+            return
+        n = self.num_players
+        for _ in range(self.MAX_OPPONENT_ROUNDS):
+            pending = np.flatnonzero(self._seats != self._learner)
+            if pending.size == 0:
+                return
+            rel = (self._seats[pending] - self._learner[pending]) % n
+            who = self._opponent_ids[pending, rel - 1]
+            acts = np.empty(pending.size, dtype=np.int64)
+            for p in np.unique(who).tolist():
+                sel = who == p
+                sub = pending[sel]
+                acts[sel] = self._pool[p].act_batch(self._obs[sub], self._masks[sub])
+            acts = self._check_actions(pending, acts, who="opponent policy: ")
+            if self._sampler is None:
+                self._run(pending, acts, self._learner, self._mode())
+            else:
+                episode = self._counters[pending, K.K_EPISODE]
+                self._run(pending, acts, self._learner, self._mode())
+                self._sample(pending[self._counters[pending, K.K_EPISODE] != episode])
+        raise RuntimeError("opponents kept moving for too long without the learner's turn coming")
+
+
+# ---------------------------------------------------------------------------------------------- Gymnasium face
+def _spaces(game: Game, target: int):
+    import gymnasium
+
+    high = _observation_high(game, target)
+    single_obs = gymnasium.spaces.Dict({
+        "observation": gymnasium.spaces.Box(-1.0, high, (game.obs_dim,), np.float32),
+        "action_mask": gymnasium.spaces.Box(0, 1, (game.num_actions,), np.int8),
+    })
+    return single_obs, gymnasium.spaces.Discrete(game.num_actions)
+
+
+def _gym_vector_class():
+    import gymnasium
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.vector.utils import batch_space
+
+    class UnoGymVectorEnv(VectorEnv):
+        """Gymnasium vector env over :class:`UnoSingleAgentVectorEnv` (same-step autoreset).
+
+        Observations are ``{"observation": (B, D) float32, "action_mask": (B, A) int8}``; ``action_masks()``
+        returns the (B, A) bool masks for masked policies.  When games end, ``infos`` holds ``final_obs`` (the
+        learners' last observations), ``final_info`` (``winner``, ``episode_turns``) and the ``_final_obs`` /
+        ``_final_info`` masks, as Gymnasium's same-step autoreset mode specifies.
+        """
+
+        metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+        def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None,
+                     rules: Any = None, opponents: Any = "random", learner_seat: Any = 0, seed: int | None = None,
+                     render_mode: str | None = None, max_episode_steps: int | None = None,
+                     parallel: bool | None = None):
+            if render_mode is not None:
+                raise ValueError("the vector env does not render; use uno_env.env(render_mode='ansi') to watch a game")
+            if max_episode_steps is not None:
+                raise ValueError("max_episode_steps is not supported by the vector env; pass rules={'max_turns': N}")
+            self.env = UnoSingleAgentVectorEnv(game, num_envs, num_players, rules, opponents, learner_seat, seed,
+                                               parallel)
+            self.num_envs = num_envs
+            self.game = self.env.game
+            self.single_observation_space, self.single_action_space = _spaces(self.game, self.env.rules.target_score)
+            self.observation_space = batch_space(self.single_observation_space, num_envs)
+            self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, self.game.num_actions))
+            self.render_mode = None
+
+        def _obs(self) -> dict[str, np.ndarray]:
+            return {"observation": self.env._obs.copy(), "action_mask": self.env._masks.copy()}
+
+        def reset(self, *, seed: int | None = None, options: dict | None = None):
+            if seed is not None:
+                self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+                self.action_space.seed(seed)
+            self.env.reset(seed)
+            return self._obs(), {}
+
+        def step(self, actions):
+            _, _, rew, term, trunc, info = self.env.step(actions)
+            infos: dict[str, Any] = {}
+            done = term | trunc
+            if done.any():
+                infos["final_obs"] = {"observation": info["final_observation"].copy(),
+                                      "action_mask": np.zeros_like(self.env._masks)}
+                infos["_final_obs"] = done.copy()
+                infos["final_info"] = {"winner": info["winner"].copy(), "episode_turns": info["episode_turns"].copy(),
+                                       "_winner": done.copy(), "_episode_turns": done.copy()}
+                infos["_final_info"] = done.copy()
+            return self._obs(), rew.astype(np.float64), term.copy(), trunc.copy(), infos
+
+        def action_masks(self) -> np.ndarray:
+            return self.env._masks.astype(bool)
+
+        @property
+        def action_names(self) -> list[str]:
+            return self.game.action_names
+
+        def close_extras(self, **kwargs) -> None:
+            self.env.close()
+
+    return UnoGymVectorEnv
+
+
+_CLASSES: dict[str, type] = {}
+
+
+def _cls(name: str) -> type:
+    if name not in _CLASSES:
+        _CLASSES[name] = _gym_vector_class() if name == "UnoGymVectorEnv" else _sb3_vec_env_class()
+    return _CLASSES[name]
+
+
+def make_gym_vector_env(game: str = "classic", num_envs: int = 1, **kwargs):
+    """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` single-agent games (the registered vector entry point).
+
+    Keyword arguments: ``num_players``, ``rules``, ``opponents``, ``learner_seat``, ``seed``, ``parallel``
+    (see :class:`UnoSingleAgentVectorEnv`).
+    """
+    return _cls("UnoGymVectorEnv")(game, num_envs, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------- SB3 face
+_VECENV_OWN = {"reset", "step", "step_async", "step_wait", "close", "seed", "render", "get_attr", "set_attr",
+               "env_method", "env_is_wrapped", "get_images"}
+
+
+def _sb3_vec_env_class():
+    import gymnasium
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class UnoSB3VecEnv(VecEnv):
+        """A stable-baselines3 ``VecEnv`` over :class:`UnoSingleAgentVectorEnv`, for MaskablePPO without subprocesses.
+
+        ``dict_obs=True``: observations ``{"observation", "action_mask"}`` (``MultiInputPolicy``); False: the
+        observation vector alone (``MlpPolicy``; masks still come from ``action_masks()``).  Ended games report
+        ``terminal_observation``, ``TimeLimit.truncated``, ``winner`` and a VecMonitor-style ``episode``
+        (``r``, ``l``, ``t``) in their info dict, so SB3 logs episode returns without a Monitor wrapper.
+        """
+
+        def __init__(self, game: str = "classic", num_envs: int = 8, *, dict_obs: bool = True, **kwargs):
+            self.env = UnoSingleAgentVectorEnv(game, num_envs, **kwargs)
+            self.game = self.env.game
+            self.dict_obs = dict_obs
+            self.render_mode = None
+            single_obs, action_space = _spaces(self.game, self.env.rules.target_score)
+            obs_space = single_obs if dict_obs else single_obs["observation"]
+            super().__init__(num_envs, obs_space, action_space)
+            self._actions: np.ndarray | None = None
+            self._ep_return = np.zeros(num_envs, dtype=np.float64)
+            self._ep_len = np.zeros(num_envs, dtype=np.int64)
+            self._t0 = time.time()
+
+        def _obs(self, obs: np.ndarray, masks: np.ndarray):
+            if self.dict_obs:
+                return {"observation": obs.copy(), "action_mask": masks.copy()}
+            return obs.copy()
+
+        def reset(self):
+            seeds = self._seeds
+            arr = None if all(s is None for s in seeds) else np.array(
+                [s if s is not None else np.random.randint(0, 2**31 - 1) for s in seeds], dtype=np.int64)
+            obs, masks = self.env.reset(arr)
+            self._reset_seeds()
+            self._reset_options()
+            self._ep_return[:] = 0.0
+            self._ep_len[:] = 0
+            return self._obs(obs, masks)
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = actions
+
+        def step_wait(self):
+            obs, masks, rew, term, trunc, info = self.env.step(self._actions)
+            self._ep_return += rew
+            self._ep_len += 1
+            done = term | trunc
+            infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
+            ended = np.flatnonzero(done)
+            if ended.size:
+                now = round(time.time() - self._t0, 6)
+                final_obs = info["final_observation"]
+                zero_mask = np.zeros(self.game.num_actions, dtype=np.int8)
+                for b in ended.tolist():
+                    terminal = ({"observation": final_obs[b].copy(), "action_mask": zero_mask.copy()}
+                                if self.dict_obs else final_obs[b].copy())
+                    infos[b] = {
+                        "terminal_observation": terminal,
+                        "TimeLimit.truncated": bool(trunc[b] and not term[b]),
+                        "winner": int(info["winner"][b]),
+                        "episode": {"r": float(self._ep_return[b]), "l": int(self._ep_len[b]), "t": now},
+                    }
+                self._ep_return[ended] = 0.0
+                self._ep_len[ended] = 0
+            return self._obs(obs, masks), rew.astype(np.float32), done.copy(), infos
+
+        def action_masks(self) -> np.ndarray:
+            return self.env._masks.astype(bool)
+
+        def close(self) -> None:
+            self.env.close()
+
+        def _indices(self, indices) -> list[int]:
+            if indices is None:
+                return list(range(self.num_envs))
+            if isinstance(indices, (int, np.integer)):
+                return [int(indices)]
+            return [int(i) for i in indices]
+
+        def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+            target = self if attr_name in ("action_masks", "render_mode") else self.env
+            value = getattr(target, attr_name)
+            return [value for _ in self._indices(indices)]
+
+        def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+            setattr(self.env, attr_name, value)
+
+        def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+            """Calls the method once for the whole batch (on this adapter if it has it, else on ``self.env``)."""
+            idx = self._indices(indices)
+            if method_name == "action_masks":
+                masks = self.action_masks()
+                return list(masks[idx]) if len(idx) != self.num_envs else list(masks)
+            target = self if hasattr(self, method_name) and method_name not in _VECENV_OWN else self.env
+            result = getattr(target, method_name)(*method_args, **method_kwargs)
+            return [result for _ in idx]
+
+        def env_is_wrapped(self, wrapper_class: type[gymnasium.Wrapper], indices=None) -> list[bool]:
+            return [False for _ in self._indices(indices)]
+
+        def get_images(self):
+            return [None for _ in range(self.num_envs)]
+
+    return UnoSB3VecEnv
+
+
+def make_sb3_vec_env(game: str = "classic", num_envs: int = 8, **kwargs):
+    """A stable-baselines3 ``VecEnv`` of ``num_envs`` single-agent games, for (Maskable)PPO without subprocesses.
+
+    Keyword arguments: ``dict_obs`` (default True), ``num_players``, ``rules``, ``opponents``, ``learner_seat``,
+    ``seed``, ``parallel``.  Needs stable-baselines3 (``pip install uno-env[train]``).
+    """
+    return _cls("UnoSB3VecEnv")(game, num_envs, **kwargs)
+
+
+def __getattr__(name: str):
+    # the Gymnasium and SB3 classes are built on first use, so importing uno_env never imports stable_baselines3
+    if name in ("UnoGymVectorEnv", "UnoSB3VecEnv"):
+        return _cls(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
