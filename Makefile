@@ -31,6 +31,7 @@ train: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/pip install -e ".[bench]"
 	$(BIN)/python benchmarks/bench_aec.py
+	$(BIN)/python benchmarks/bench_vector.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
