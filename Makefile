@@ -25,8 +25,10 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/python -m pytest -q -m slow -n 2 tests
 
+# a second `make train` continues the run in runs/classic_ppo (or, once finished, re-runs its final report)
+TRAIN_CONFIG = configs/train/classic_ppo.yaml
 train: $(STAMP)
-	$(BIN)/uno-env train --config configs/train/classic_ppo.yaml
+	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/classic_ppo/checkpoints),--resume,)
 
 bench: $(STAMP)
 	$(BIN)/pip install -e ".[bench]"

@@ -1,0 +1,438 @@
+"""The typed training configuration: dataclasses read from YAML, overridable from the command line.
+
+A config file mirrors :class:`TrainConfig`: top-level scalars (``name``, ``seed``, ``total_steps`` ...) and one
+section per concern (``env``, ``policy``, ``ppo``, ``opponents``, ``evaluation``).  Every key is checked before
+any training starts:
+
+* an unknown key names itself, the section it is in and the keys that section knows;
+* a value of the wrong type names the key, the expected type and the value;
+* a value out of range (a negative step count, a probability above 1) says what is allowed;
+* a missing config file, or a rules file named in ``env.rules`` that does not exist, is reported as such.
+
+Keys not given keep the defaults below.  ``--set section.key=value`` overrides one key (the value is read as
+YAML, so ``--set ppo.learning_rate=1e-4`` and ``--set env.rules={stacking: true}`` work).
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping, Optional, Union
+
+import yaml
+
+__all__ = ["ConfigError", "TrainConfig", "EnvConfig", "PolicyConfig", "PPOConfig", "OpponentConfig",
+           "EvalConfig", "load_config", "parse_overrides", "config_from_dict", "config_to_dict"]
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be used: unknown key, wrong type, bad value or missing file."""
+
+
+def _meta(**kw: Any) -> dict[str, Any]:
+    return kw
+
+
+@dataclass
+class EnvConfig:
+    """The game the learner plays and how its environments run."""
+
+    game: Literal["classic", "pocket", "dice"] = "classic"
+    num_players: int = field(default=2, metadata=_meta(min=2, max=10))
+    # None = the game's standard rules; a preset name ("standard", "rlcard"), a rules YAML path or a dict
+    rules: Optional[Union[str, dict]] = None
+    # the learner's seat: a fixed seat, or "random" (drawn every episode)
+    learner_seat: Union[int, Literal["random"]] = "random"
+    # batched: uno_env.vector's SB3 VecEnv over the compiled core; subproc/dummy: SB3 VecEnvs over UnoGymEnv
+    vec_env: Literal["batched", "subproc", "dummy"] = "dummy"
+    n_envs: int = field(default=16, metadata=_meta(min=1))
+
+
+@dataclass
+class PolicyConfig:
+    """The actor-critic network (small: this trains on CPU)."""
+
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    activation: Literal["tanh", "relu"] = "tanh"
+    # symlog: sign(x) * log(1 + |x|) on the observation (counts of up to ~100 cards); none: raw values
+    obs_transform: Literal["symlog", "none"] = "symlog"
+    # also feed the legal-action mask to the network (it always masks the action distribution)
+    include_mask: bool = True
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO hyperparameters (names as in stable-baselines3)."""
+
+    learning_rate: float = field(default=3e-4, metadata=_meta(min_excl=0.0))
+    # linear: decay the learning rate to 0 over total_steps; constant: keep it
+    lr_schedule: Literal["constant", "linear"] = "constant"
+    n_steps: int = field(default=256, metadata=_meta(min=2))
+    batch_size: int = field(default=1024, metadata=_meta(min=2))
+    n_epochs: int = field(default=4, metadata=_meta(min=1))
+    gamma: float = field(default=0.995, metadata=_meta(min=0.0, max=1.0))
+    gae_lambda: float = field(default=0.95, metadata=_meta(min=0.0, max=1.0))
+    clip_range: float = field(default=0.2, metadata=_meta(min_excl=0.0))
+    ent_coef: float = field(default=0.01, metadata=_meta(min=0.0))
+    vf_coef: float = field(default=0.5, metadata=_meta(min=0.0))
+    max_grad_norm: float = field(default=0.5, metadata=_meta(min_excl=0.0))
+    target_kl: Optional[float] = None
+    normalize_advantage: bool = True
+
+
+@dataclass
+class OpponentConfig:
+    """Who sits in the other seats: baselines first, then a self-play pool with the baselines kept in the mix."""
+
+    # baseline name -> relative weight when a baseline is drawn
+    baselines: dict[str, float] = field(default_factory=lambda: {"random": 1.0, "greedy": 1.0, "heuristic": 2.0})
+    # self-play starts after this fraction of total_steps (1.0 = never)
+    selfplay_start: float = field(default=0.3, metadata=_meta(min=0.0, max=1.0))
+    # once self-play has started: probability that a seat's opponent for an episode is a frozen snapshot
+    selfplay_prob: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
+    # a frozen copy of the learner joins the pool every this many steps (from selfplay_start on)
+    snapshot_every: int = field(default=100_000, metadata=_meta(min=1))
+    # at most this many snapshots are kept (the oldest leave first)
+    pool_size: int = field(default=8, metadata=_meta(min=1))
+    # when a snapshot is drawn: probability of the newest one (else uniform over the pool)
+    latest_prob: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
+    # snapshots sample their actions from the policy (false) or take the most likely one (true)
+    deterministic: bool = False
+
+
+@dataclass
+class EvalConfig:
+    """Arena evaluation against the baselines: periodic during training, and a large final one."""
+
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    # evaluate every this many steps (0 = only at the end)
+    every: int = field(default=100_000, metadata=_meta(min=0))
+    # games per baseline in each periodic evaluation
+    games: int = field(default=400, metadata=_meta(min=1))
+    # games per baseline in the final evaluation (the report's table)
+    final_games: int = field(default=10_000, metadata=_meta(min=1))
+    # the trained agent takes its most likely action (true) or samples (false)
+    deterministic: bool = True
+    # arena worker processes for the periodic and the final evaluation
+    workers: int = field(default=1, metadata=_meta(min=1))
+    final_workers: int = field(default=2, metadata=_meta(min=1))
+    confidence: float = field(default=0.95, metadata=_meta(min_excl=0.0, max_excl=1.0))
+    seed: int = 2024
+
+
+@dataclass
+class TrainConfig:
+    """One training run. ``runs_dir/name`` holds its checkpoints, logs, final policy and report."""
+
+    name: str = "run"
+    seed: int = 0
+    total_steps: int = field(default=1_000_000, metadata=_meta(min=1))
+    # a resumable checkpoint every this many steps (rounded up to whole rollouts)
+    checkpoint_every: int = field(default=200_000, metadata=_meta(min=1))
+    keep_checkpoints: int = field(default=2, metadata=_meta(min=1))
+    runs_dir: str = "runs"
+    # torch threads in the training process (0 = torch's default). 1 is fastest for these small networks, and
+    # much faster on a shared machine, where a 2-thread op waits for a descheduled thread
+    torch_threads: int = field(default=1, metadata=_meta(min=0))
+    device: str = "cpu"
+    progress_bar: bool = True
+    tensorboard: bool = True
+    env: EnvConfig = field(default_factory=EnvConfig)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    opponents: OpponentConfig = field(default_factory=OpponentConfig)
+    evaluation: EvalConfig = field(default_factory=EvalConfig)
+
+    @property
+    def rollout_size(self) -> int:
+        return self.ppo.n_steps * self.env.n_envs
+
+
+# ---------------------------------------------------------------------------------------------
+# checking
+
+
+def _type_name(tp: Any) -> str:
+    origin = typing.get_origin(tp)
+    if tp is type(None):
+        return "null"
+    if origin is Literal:
+        return " | ".join(repr(a) for a in typing.get_args(tp))
+    if origin in (Union, types.UnionType):
+        return " | ".join(_type_name(a) for a in typing.get_args(tp))
+    if origin in (list, dict):
+        args = ", ".join(_type_name(a) for a in typing.get_args(tp))
+        return f"{origin.__name__}[{args}]" if args else origin.__name__
+    if dataclasses.is_dataclass(tp):
+        return "mapping (section)"
+    return getattr(tp, "__name__", str(tp))
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _wrong_type(key: str, tp: Any, value: Any) -> ConfigError:
+    return ConfigError(f"config key {key!r}: expected {_type_name(tp)}, got {type(value).__name__} {_show(value)}")
+
+
+def _check(key: str, tp: Any, value: Any) -> Any:
+    """``value`` converted to ``tp`` (a dataclass, scalar, Literal, Optional/Union, list or dict), or an error."""
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, Mapping):
+            raise _wrong_type(key, tp, value)
+        return _build(tp, value, key + ".")
+    if tp is type(None):
+        if value is None:
+            return None
+        raise _wrong_type(key, tp, value)
+    if origin is Literal:
+        if any(type(value) is type(a) and value == a for a in typing.get_args(tp)):
+            return value
+        raise ConfigError(f"config key {key!r}: expected one of {_type_name(tp)}, got {_show(value)}")
+    if origin in (Union, types.UnionType):
+        args = typing.get_args(tp)
+        for a in args:
+            try:
+                return _check(key, a, value)
+            except ConfigError:
+                continue
+        raise _wrong_type(key, tp, value)
+    if origin is list:
+        if not isinstance(value, (list, tuple)):
+            raise _wrong_type(key, tp, value)
+        (item,) = typing.get_args(tp) or (Any,)
+        return [_check(f"{key}[{i}]", item, v) for i, v in enumerate(value)]
+    if origin is dict or tp is dict:
+        if not isinstance(value, Mapping):
+            raise _wrong_type(key, tp, value)
+        kt, vt = typing.get_args(tp) or (Any, Any)
+        return {_check(f"{key} (a key)", kt, k): _check(f"{key}.{k}", vt, v) for k, v in value.items()}
+    if tp is Any:
+        return value
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        raise _wrong_type(key, tp, value)
+    if tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            return int(value)  # 1e6 in YAML
+        raise _wrong_type(key, tp, value)
+    if tp is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise _wrong_type(key, tp, value)
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        raise _wrong_type(key, tp, value)
+    raise TypeError(f"config key {key!r}: unsupported annotation {tp!r}")  # a bug in this module
+
+
+def _check_range(key: str, value: Any, meta: Mapping[str, Any]) -> None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return
+    lo, hi = meta.get("min"), meta.get("max")
+    lo_x, hi_x = meta.get("min_excl"), meta.get("max_excl")
+    bad = ((lo is not None and value < lo) or (hi is not None and value > hi)
+           or (lo_x is not None and value <= lo_x) or (hi_x is not None and value >= hi_x))
+    if bad:
+        parts = []
+        if lo is not None:
+            parts.append(f">= {lo}")
+        if lo_x is not None:
+            parts.append(f"> {lo_x}")
+        if hi is not None:
+            parts.append(f"<= {hi}")
+        if hi_x is not None:
+            parts.append(f"< {hi_x}")
+        raise ConfigError(f"config key {key!r}: must be {' and '.join(parts)}, got {_show(value)}")
+
+
+def _build(cls: type, data: Mapping[str, Any], prefix: str = "") -> Any:
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    section = prefix.rstrip(".") or "the top level"
+    kwargs = {}
+    for k, v in data.items():
+        if k not in fields:
+            close = difflib.get_close_matches(str(k), list(fields), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"unknown config key {prefix + str(k)!r}{hint}; known keys in {section}: "
+                              f"{', '.join(fields)}")
+        value = _check(prefix + k, hints[k], v)
+        _check_range(prefix + k, value, fields[k].metadata)
+        kwargs[k] = value
+    return cls(**kwargs)
+
+
+def _validate(cfg: TrainConfig) -> None:
+    """Checks across keys and against the game's rules, before anything heavy happens."""
+    env = cfg.env
+    if isinstance(env.learner_seat, int) and not 0 <= env.learner_seat < env.num_players:
+        raise ConfigError(f"config key 'env.learner_seat': must be 'random' or a seat in 0..{env.num_players - 1}, "
+                          f"got {env.learner_seat}")
+    if not cfg.name or "/" in cfg.name or cfg.name in (".", ".."):
+        raise ConfigError(f"config key 'name': must be a plain directory name, got {cfg.name!r}")
+    if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
+        raise ConfigError(f"config key 'policy.net_arch': needs one or more positive layer widths, "
+                          f"got {cfg.policy.net_arch}")
+    if cfg.ppo.batch_size > cfg.rollout_size:
+        raise ConfigError(f"config key 'ppo.batch_size': {cfg.ppo.batch_size} is larger than a rollout "
+                          f"(ppo.n_steps * env.n_envs = {cfg.rollout_size})")
+    opp = cfg.opponents
+    if not opp.baselines:
+        raise ConfigError("config key 'opponents.baselines': name at least one baseline (e.g. {random: 1.0})")
+    for name, w in opp.baselines.items():
+        if w < 0:
+            raise ConfigError(f"config key 'opponents.baselines.{name}': weights must be >= 0, got {w}")
+    if sum(opp.baselines.values()) <= 0:
+        raise ConfigError("config key 'opponents.baselines': the weights add up to 0")
+    if env.vec_env == "batched" and (sum(1 for w in opp.baselines.values() if w > 0) != 1
+                                     or opp.selfplay_start < 1.0):
+        raise ConfigError("config key 'env.vec_env': 'batched' (uno_env.vector) keeps one opponent per environment, "
+                          "so it needs exactly one baseline in 'opponents.baselines' and "
+                          "'opponents.selfplay_start: 1.0' (no self-play); use 'dummy' or 'subproc' for a pool")
+    if not cfg.evaluation.opponents:
+        raise ConfigError("config key 'evaluation.opponents': name at least one baseline to evaluate against")
+    known = [n for n in _baseline_names() if n != "human"]
+    if known:
+        for key, names in (("opponents.baselines", list(opp.baselines)), ("evaluation.opponents",
+                                                                          cfg.evaluation.opponents)):
+            for n in names:
+                if n not in known:
+                    raise ConfigError(f"config key {key!r}: unknown baseline {n!r}; known: {', '.join(known)}")
+    rules = env.rules
+    if isinstance(rules, str) and rules.endswith((".yaml", ".yml")) and not os.path.isfile(rules):
+        raise ConfigError(f"config key 'env.rules': rules file {rules!r} does not exist")
+    try:
+        from uno_env.aec import make_rules
+
+        make_rules(env.game, env.num_players, rules)
+    except ConfigError:
+        raise
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"config key 'env.rules' (game {env.game!r}, {env.num_players} players): {e}") from None
+
+
+def _baseline_names() -> list[str]:
+    """The baselines ``agents`` offers (empty if it cannot tell, then the names are checked at load time)."""
+    try:
+        from agents import registry
+    except Exception:
+        return []
+    for attr in ("BASELINES", "baseline_names", "AGENTS", "NAMES"):
+        v = getattr(registry, attr, None)
+        if callable(v):
+            try:
+                v = v()
+            except Exception:
+                continue
+        if isinstance(v, Mapping):
+            return [str(k) for k in v]
+        if isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
+            return list(v)
+    return []
+
+
+# ---------------------------------------------------------------------------------------------
+# loading
+
+
+def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainConfig:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
+    cfg = _build(TrainConfig, data)
+    if validate:
+        _validate(cfg)
+    return cfg
+
+
+def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
+    return dataclasses.asdict(cfg)
+
+
+def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
+    path = os.fspath(path)
+    if not os.path.exists(path):
+        raise ConfigError(f"config file {path!r} does not exist")
+    if os.path.isdir(path):
+        raise ConfigError(f"config file {path!r} is a directory, not a YAML file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.safe_load(f)
+    except OSError as e:
+        raise ConfigError(f"config file {path!r}: cannot read it: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"config file {path!r}: malformed YAML{at}: {getattr(e, 'problem', None) or e}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path!r}: the top level must be a mapping of keys, got {type(data).__name__}")
+    return data
+
+
+def parse_overrides(items: list[str] | None) -> list[tuple[list[str], Any]]:
+    """``["ppo.learning_rate=1e-4", ...]`` -> ``[(["ppo", "learning_rate"], "1e-4"), ...]`` (values read as YAML)."""
+    out = []
+    for item in items or []:
+        if "=" not in item:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE, e.g. --set ppo.learning_rate=1e-4")
+        key, text = item.split("=", 1)
+        key = key.strip()
+        if not key or any(not p for p in key.split(".")):
+            raise ConfigError(f"--set {item!r}: bad key {key!r}")
+        try:
+            value = yaml.safe_load(text) if text.strip() else ""
+        except yaml.YAMLError:
+            value = text
+        out.append((key.split("."), value))
+    return out
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[tuple[list[str], Any]]) -> dict[str, Any]:
+    data = _deep_copy(data)
+    for path, value in overrides:
+        node = data
+        for i, part in enumerate(path[:-1]):
+            nxt = node.get(part)
+            if nxt is None:
+                nxt = node[part] = {}
+            elif not isinstance(nxt, dict):
+                raise ConfigError(f"--set {'.'.join(path)}: {'.'.join(path[:i + 1])!r} is not a section")
+            node = nxt
+        node[path[-1]] = value
+    return data
+
+
+def _deep_copy(d: Any) -> Any:
+    if isinstance(d, dict):
+        return {k: _deep_copy(v) for k, v in d.items()}
+    if isinstance(d, list):
+        return [_deep_copy(v) for v in d]
+    return d
+
+
+def load_config(path: str | os.PathLike | None, overrides: list[str] | None = None,
+                **top_level: Any) -> TrainConfig:
+    """Read ``path`` (or the defaults if None), apply ``--set`` overrides and top-level values, validate."""
+    data = read_yaml(path) if path is not None else {}
+    data = apply_overrides(data, parse_overrides(overrides))
+    for k, v in top_level.items():
+        if v is not None:
+            data[k] = v
+    return config_from_dict(data)

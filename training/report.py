@@ -1,0 +1,196 @@
+"""The end-of-run report: ``report.json`` (everything), ``report.md`` (for people) and ``learning_curve.png``.
+
+``write_report(run_dir, summary)`` takes the summary dict that ``training.train`` builds: ``config``, ``seed``,
+``steps``, ``wall_time_seconds``, ``arena`` (one row per baseline: ``opponent``, ``games``, ``wins``, ``draws``,
+``win_rate``, ``ci_low``, ``ci_high``) and ``eval_history`` (``[{"step", "results": [rows]}]``).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from statistics import NormalDist
+from typing import Any, Mapping, Sequence
+
+__all__ = ["wilson_interval", "verdict", "write_report", "plot_learning_curve", "markdown_report"]
+
+
+def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (``(0, 1)`` without trials)."""
+    if trials <= 0:
+        return 0.0, 1.0
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    p = successes / trials
+    z2 = z * z
+    denom = 1.0 + z2 / trials
+    centre = (p + z2 / (2 * trials)) / denom
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def fair_share(num_players: int) -> float:
+    """The win rate of an agent exactly as good as its opponents (1 / players)."""
+    return 1.0 / num_players
+
+
+def verdict(row: Mapping[str, Any], num_players: int) -> str:
+    """Plain words for one arena row: better, worse, or not distinguishable from an equal share."""
+    share = fair_share(num_players)
+    lo, hi = row["ci_low"], row["ci_high"]
+    if lo > share:
+        return "beats it (interval above {:.0%})".format(share)
+    if hi < share:
+        return "loses to it (interval below {:.0%})".format(share)
+    return "not distinguishable from an even match (interval contains {:.0%})".format(share)
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(round(seconds))
+    h, rem = divmod(seconds, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}h {m:02d}m {s:02d}s" if h else f"{m}m {s:02d}s"
+
+
+def markdown_report(summary: Mapping[str, Any]) -> str:
+    cfg = summary["config"]
+    env = cfg["env"]
+    n = env["num_players"]
+    conf = cfg["evaluation"]["confidence"]
+    lines = [
+        f"# Training report: {summary['name']}",
+        "",
+        f"MaskablePPO on UNO **{env['game']}**, {n} players"
+        + (f", rules `{env['rules']}`" if env.get("rules") else ", standard rules") + ".",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| steps (learner decisions) | {summary['steps']:,} |",
+        f"| seed | {summary['seed']} |",
+        f"| wall time | {_duration(summary['wall_time_seconds'])} (training {_duration(summary['train_time_seconds'])}, "
+        f"final evaluation {_duration(summary['final_eval_seconds'])}) |",
+        f"| sessions (1 + resumes) | {summary.get('sessions', 1)} |",
+        f"| environments | {env['n_envs']} x {env['vec_env']} |",
+        f"| final policy | `{os.path.basename(summary['policy'])}` (load by path: `uno-env evaluate {summary['policy']} "
+        f"heuristic --game {env['game']} -n {n}`) |",
+        "",
+        f"## Final arena ({_pct(conf)} Wilson intervals; seats rotate; a truncated game is a win for nobody)",
+        "",
+        "| opponent | games | wins | truncated | win rate | interval | verdict |",
+        "|---|---:|---:|---:|---:|---|---|",
+    ]
+    for r in summary["arena"]:
+        lines.append(f"| {r['opponent']} | {r['games']:,} | {r['wins']:,} | {r.get('draws', 0):,} | "
+                     f"{_pct(r['win_rate'])} | [{_pct(r['ci_low'])}, {_pct(r['ci_high'])}] | {verdict(r, n)} |")
+    lines += ["", "## Where it stands", ""]
+    lines += _assessment(summary)
+    hist = summary.get("eval_history") or []
+    if hist:
+        opps = [r["opponent"] for r in hist[0]["results"]]
+        games = hist[0]["results"][0]["games"]
+        lines += ["", f"## During training ({games} games per baseline per evaluation)", "",
+                  "![learning curve](learning_curve.png)", "",
+                  "| step | " + " | ".join(opps) + " |", "|---:|" + "---:|" * len(opps)]
+        for h in hist:
+            by = {r["opponent"]: r for r in h["results"]}
+            lines.append(f"| {h['step']:,} | " + " | ".join(
+                _pct(by[o]["win_rate"]) if o in by else "" for o in opps) + " |")
+    pool = summary.get("pool") or []
+    lines += ["", "## Opponents", "",
+              f"Baselines (weights): {', '.join(f'{k} {v:g}' for k, v in cfg['opponents']['baselines'].items())}. "
+              f"Self-play from {cfg['opponents']['selfplay_start']:.0%} of the steps: a seat's opponent is a frozen "
+              f"snapshot with probability {cfg['opponents']['selfplay_prob']:g}; "
+              f"{len(pool)} snapshot(s) in the pool at the end."]
+    lines += ["", "## Config", "", "```json", json.dumps(cfg, indent=2), "```", ""]
+    return "\n".join(lines)
+
+
+def _assessment(summary: Mapping[str, Any]) -> list[str]:
+    cfg = summary["config"]
+    n = cfg["env"]["num_players"]
+    share = fair_share(n)
+    out = []
+    by = {r["opponent"]: r for r in summary["arena"]}
+    for name, r in by.items():
+        out.append(f"- Against **{name}**: {_pct(r['win_rate'])} over {r['games']:,} games, interval "
+                   f"[{_pct(r['ci_low'])}, {_pct(r['ci_high'])}]: {verdict(r, n)}.")
+    if "random" in by and n == 2:
+        ok = by["random"]["win_rate"] >= 0.60
+        out.append(f"- Aim of at least 60% against random: {'met' if ok else 'NOT met'}.")
+    if "heuristic" in by:
+        r = by["heuristic"]
+        if r["ci_low"] > share:
+            out.append(f"- Project goal (beat the heuristic with the interval above {share:.0%}): **met**.")
+        else:
+            out.append(f"- Project goal (beat the heuristic with the interval above {share:.0%}): **not met** "
+                       f"in this run; the heuristic is still {'ahead' if r['ci_high'] < share else 'level'}.")
+    return out
+
+
+def plot_learning_curve(history: Sequence[Mapping[str, Any]], path: str, title: str = "",
+                        num_players: int = 2) -> None:
+    """Win rate against each baseline over training steps, with interval bands and the even-share line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    opponents: list[str] = []
+    for h in history:
+        for r in h["results"]:
+            if r["opponent"] not in opponents:
+                opponents.append(r["opponent"])
+    for name in opponents:
+        pts = [(h["step"], r, bool(h.get("final"))) for h in history for r in h["results"] if r["opponent"] == name]
+        xs = [p[0] for p in pts]
+        line, = ax.plot(xs, [100 * p[1]["win_rate"] for p in pts], marker="o", ms=3, label=f"vs {name}")
+        ax.fill_between(xs, [100 * p[1]["ci_low"] for p in pts], [100 * p[1]["ci_high"] for p in pts],
+                        color=line.get_color(), alpha=0.2)
+        for x, r, final in pts:
+            if final:
+                ax.plot([x], [100 * r["win_rate"]], marker="*", ms=12, color=line.get_color())
+    if any(h.get("final") for h in history):
+        ax.plot([], [], ls="none", marker="*", ms=10, color="grey", label="final evaluation")
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.axhline(100.0 / num_players, color="grey", ls="--", lw=1, label=f"even share ({100 / num_players:.0f}%)")
+    ax.set_xlabel("training steps (learner decisions)")
+    ax.set_ylabel("win rate (%)")
+    ax.set_ylim(0, 100)
+    ax.grid(alpha=0.3)
+    ax.set_title(title or "win rate against the baselines")
+    if not history:
+        ax.text(0.5, 0.5, "no evaluation during training", ha="center", va="center", transform=ax.transAxes)
+    else:
+        ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def write_report(run_dir: str, summary: Mapping[str, Any]) -> dict[str, str]:
+    """Write ``report.json``, ``report.md`` and ``learning_curve.png`` into ``run_dir``; returns their paths."""
+    os.makedirs(run_dir, exist_ok=True)
+    paths = {k: os.path.join(run_dir, f) for k, f in
+             (("json", "report.json"), ("md", "report.md"), ("png", "learning_curve.png"))}
+    history = list(summary.get("eval_history") or [])
+    # the final evaluation is the curve's last point
+    final = {"step": summary["steps"], "results": list(summary["arena"]), "final": True}
+    env = summary["config"]["env"]
+    plot_learning_curve(history + [final], paths["png"],
+                        title=f"{summary['name']}: {env['game']}, {env['num_players']} players",
+                        num_players=env["num_players"])
+    tmp = paths["json"] + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2, default=str)
+        f.write("\n")
+    os.replace(tmp, paths["json"])
+    with open(paths["md"], "w", encoding="utf-8") as f:
+        f.write(markdown_report(summary))
+    return paths
