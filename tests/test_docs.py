@@ -33,3 +33,16 @@ def test_readme_observation_blocks_are_the_layout_blocks():
         env = uno_env.raw_env(game)
         for _, _, name, _ in env.unwrapped.observation_layout:
             assert f"| {name} |" in text, f"README observation table misses block {name!r}"
+
+
+def test_readme_arena_table_is_the_saved_results():
+    import subprocess
+    import sys
+
+    root = README.parent
+    files = sorted(str(p) for p in (root / "benchmarks" / "results" / "arena").glob("*.json"))
+    assert files, "the arena results behind the README table are missing"
+    table = subprocess.run([sys.executable, str(root / "benchmarks" / "arena_table.py"), *files],
+                           capture_output=True, text=True, check=True).stdout
+    block = re.search(r"<!-- arena:start -->\n(.*?)<!-- arena:end -->", README.read_text(encoding="utf-8"), re.S)
+    assert block and block.group(1).strip() == table.strip()

@@ -1,0 +1,33 @@
+"""Print the README's arena table from the JSON files ``uno-env evaluate --json`` wrote.
+
+    python benchmarks/arena_table.py benchmarks/results/arena/*.json
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def row(path: Path) -> tuple:
+    d = json.loads(path.read_text())
+    first, second = d["agents"]
+    preset = " (rlcard rules)" if "rlcard" in path.stem else ""
+    return (d["game"], d["num_players"], f"{first['agent']} vs {second['agent']}{preset}", d["games"],
+            f"{100 * first['win_rate']:.1f}% [{100 * first['ci95_low']:.1f}, {100 * first['ci95_high']:.1f}]",
+            f"{first['mean_points']:.1f} / {second['mean_points']:.1f}", f"{d['mean_length']:.1f}",
+            d["truncated_games"])
+
+
+def main(paths: list[str]) -> int:
+    order = {"classic": 0, "pocket": 1, "dice": 2}
+    rows = sorted((row(Path(p)) for p in paths), key=lambda r: (order[r[0]], r[1], r[2]))
+    print("| game | players | matchup | games | first agent's win rate [95% CI] | points/game | length | truncated |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(str(x) for x in r) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
