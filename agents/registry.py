@@ -160,6 +160,13 @@ class SB3PolicyAgent(BaseAgent):
         self._model = model
         return model
 
+    @property
+    def model(self):
+        """The loaded sb3-contrib ``MaskablePPO`` (loaded again after unpickling, on first use)."""
+        if self._model is None:
+            self._load()
+        return self._model
+
     def __getstate__(self):
         d = dict(self.__dict__)
         d["_model"] = None

@@ -242,14 +242,7 @@ class PoolWrapper(gym.Wrapper):
 
 
 def _set_opponents(env, agents: list) -> None:
-    inner = env.unwrapped
-    if callable(getattr(inner, "set_opponents", None)):
-        inner.set_opponents(agents)
-    elif isinstance(getattr(inner, "opponents", None), list) and len(inner.opponents) == len(agents):
-        inner.opponents = list(agents)  # UnoGymEnv keeps one agent per other seat in this list
-    else:  # pragma: no cover - depends on the gym env's version
-        raise TrainError("the Gymnasium env has neither set_opponents(agents) nor an opponents list; the opponent "
-                         "pool cannot swap players between episodes")
+    env.unwrapped.set_opponents(agents)
 
 
 def _make_wrapped_env(cfg_dict: dict, rank: int, seed: int, pool_state: dict):
@@ -786,8 +779,7 @@ def _final_agent(policy_path: str, cfg: TrainConfig, model):
     loaded = load_agent(policy_path, game, seed=cfg.evaluation.seed)
     from .selfplay import export_policy
 
-    agent = SnapshotAgent(export_policy(loaded._model.policy) if getattr(loaded, "_model", None) is not None
-                          else export_policy(model.policy), name=cfg.name,
+    agent = SnapshotAgent(export_policy(loaded.model.policy), name=cfg.name,
                           deterministic=cfg.evaluation.deterministic)
     return agent
 
