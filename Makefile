@@ -8,9 +8,16 @@ STAMP = $(VENV)/.installed
 # letting pip pick torch while resolving `.[train]` can pull a multi-GB CUDA build instead.
 TORCH_PIN = torch==2.13.0
 
+RLLIB_STAMP = $(VENV)/.installed-rllib
+
 .PHONY: venv test test-slow train bench clean
 
 venv: $(STAMP)
+
+# the tests include an RLlib smoke run; `make train` does not need ray, so it is a separate step
+$(RLLIB_STAMP): $(STAMP)
+	$(BIN)/pip install -e ".[train,dev,rllib]"
+	touch $@
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -19,10 +26,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -e ".[train,dev]"
 	touch $@
 
-test: $(STAMP)
+test: $(STAMP) $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 tests
 
-test-slow: $(STAMP)
+test-slow: $(STAMP) $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -m slow -n 2 tests
 
 # a second `make train` continues the run in runs/classic_ppo (or, once finished, re-runs its final report)

@@ -106,8 +106,17 @@ def load_agent(spec: Any, game: Any, seed: int | None = None):
         path = Path(spec + ".zip")
     if not path.exists():
         raise FileNotFoundError(f"agent {spec!r}: no such file (expected a baseline name or a saved MaskablePPO zip)")
-    if not path.is_file():
-        raise UnknownAgentError(f"agent {spec!r} is a directory, not a saved policy file")
+    if path.is_dir():
+        # an RLlib checkpoint (or a train-rllib run directory); detected by its files so ray loads only then
+        if any((p / "rllib_checkpoint.json").is_file() for p in (path, path / "final")) or (
+            path / "module_state.pkl"
+        ).is_file():
+            from training.rllib_module import load_rllib_agent
+
+            return load_rllib_agent(path, game, seed=seed)
+        raise UnknownAgentError(
+            f"agent {spec!r} is a directory but not an RLlib checkpoint; expected a saved MaskablePPO zip or the "
+            f"checkpoint directory `uno-env train-rllib` writes")
     return SB3PolicyAgent(str(path), game, seed=seed)
 
 

@@ -155,7 +155,13 @@ def _play_indices(game, agents, labels, cycle, seed, indices) -> list[tuple[int,
 
 
 def _worker_init(rules, agents, labels, cycle, seed) -> None:
+    import sys
+
     from uno_env.core.game import Game
+
+    if "torch" in sys.modules:
+        # a forked worker deadlocks on its first torch operation if the parent ran several torch threads
+        sys.modules["torch"].set_num_threads(1)
 
     _WORKER.update(game=Game(rules), agents=agents, labels=labels, cycle=cycle, seed=seed)
 
