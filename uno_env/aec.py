@@ -17,9 +17,9 @@ from pettingzoo.utils.env_logger import EnvLogger
 from .config import RuleConfig
 from .core import engine as E
 from .core.game import Game
-from .core.observe import observe_one
+from .core.observe import observe_one, step_and_observe
 
-_step_masked = E.step_masked
+_step_and_observe = step_and_observe
 _observe_one = observe_one
 from .render import render_ansi
 
@@ -116,14 +116,14 @@ class raw_env(AECEnv, EzPickle):
         self._st = self._state[0]
         self._r = self._rng[0]
         self._mask = np.zeros(a, dtype=np.int8)
-        self._scratch = np.zeros(a, dtype=np.int8)
         self._rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
-        self._obs = np.zeros(self.game.obs_dim, dtype=np.float32)
         self._zero_mask = np.zeros(a, dtype=np.int8)
         self._np_random: np.random.Generator | None = None
         self._has_reset = False
         self._illegal_ended = False
         self._live = False  # reset and not finished: step() takes the fast path
+        self._cached_obs = np.zeros(self._obs_dim, dtype=np.float32)  # the seat to act's view, written by step()
+        self._cached_seat = -1
         self._rewards_set = False
         self._num_actions = a
 
@@ -180,12 +180,14 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._has_reset = True
         self._illegal_ended = False
+        self._cached_seat = -1
         self._live = True
         self._rewards_set = False
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
         self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
 
     def _sync_after_load(self) -> None:
+        self._cached_seat = -1
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
         self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
         self._live = self._st[E.S_DONE] == 0 and not self._illegal_ended
@@ -193,8 +195,12 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
+        seat = self._seat[agent]
+        if seat == self._cached_seat:  # step() already observed for the seat to act
+            return {"observation": self._cached_obs.copy(),
+                    "action_mask": self._mask.copy() if self._live else self._zero_mask.copy()}
         obs = np.empty(self._obs_dim, dtype=np.float32)
-        if _observe_one(self._st, self._cfg, self._spec, self._obs_offsets, self._seat[agent], obs) and self._live:
+        if _observe_one(self._st, self._cfg, self._spec, self._obs_offsets, seat, obs) and self._live:
             return {"observation": obs, "action_mask": self._mask.copy()}
         return {"observation": obs, "action_mask": self._zero_mask.copy()}
 
@@ -232,7 +238,8 @@ class raw_env(AECEnv, EzPickle):
         cur_rewards = self._cumulative_rewards
         if cur_rewards[agent]:
             cur_rewards[agent] = 0.0
-        code = _step_masked(self._st, self._r, self._cfg, self._spec, self._dice, action, self._mask, self._rew)
+        code = _step_and_observe(self._st, self._r, self._cfg, self._spec, self._dice, self._obs_offsets, action,
+                                 self._mask, self._rew, self._cached_obs)
         if code & 3:  # the mask said legal: the core and the mask disagree, which is a bug, not bad input
             raise RuntimeError(f"core rejected action {action} ({self.game.action_names[action]}) with code {code}")
         if code & 4:
@@ -246,6 +253,7 @@ class raw_env(AECEnv, EzPickle):
                 self.rewards[a] = 0.0
             self._rewards_set = False
         done = (code >> 3) & 3
+        self._cached_seat = -1 if done else code >> 8
         if done:
             self._live = False
             flags = self.terminations if done == 1 else self.truncations
@@ -298,6 +306,7 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
         self._deads_step_first()
         self._illegal_ended = True
+        self._cached_seat = -1
         self._live = False
         self._mask[:] = 0
 

@@ -99,3 +99,13 @@ def observe_one(st, cfg, spec, offs, seat, out):
 def observe_batch(states, cfg, spec, offs, seats, out):
     for b in prange(states.shape[0]):
         observe_one(states[b], cfg, spec, offs, seats[b], out[b])
+
+
+@njit(cache=True)
+def step_and_observe(st, rng, cfg, spec, dice, offs, action, mask, rew, out):
+    """``engine.step_masked``, then the observation of the seat to act next into ``out``: one call a step for
+    the AEC env, whose next ``last()`` asks for exactly that observation."""
+    code = E.step_masked(st, rng, cfg, spec, dice, action, mask, rew)
+    if (code & 3) == 0:
+        observe_one(st, cfg, spec, offs, st[E.S_CUR], out)
+    return code
