@@ -7,25 +7,18 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 from statistics import NormalDist
 from typing import Any, Mapping, Sequence
+
+from .evaluate import wilson_interval as arena_wilson_interval
 
 __all__ = ["wilson_interval", "verdict", "write_report", "plot_learning_curve", "markdown_report"]
 
 
 def wilson_interval(successes: int, trials: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (``(0, 1)`` without trials)."""
-    if trials <= 0:
-        return 0.0, 1.0
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    p = successes / trials
-    z2 = z * z
-    denom = 1.0 + z2 / trials
-    centre = (p + z2 / (2 * trials)) / denom
-    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    """The arena's Wilson score interval at a given ``confidence`` (``(0, 1)`` without trials)."""
+    return arena_wilson_interval(successes, trials, z=NormalDist().inv_cdf(0.5 + confidence / 2.0))
 
 
 def fair_share(num_players: int) -> float:

@@ -19,6 +19,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from agents.base import split_observation
+from agents.registry import load_agent
+
 __all__ = ["UnoFeatures", "PolicyWeights", "export_policy", "save_weights", "load_weights", "SnapshotAgent", "OpponentPool",
            "make_baseline", "make_opponent"]
 
@@ -166,14 +169,9 @@ class SnapshotAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
-        if isinstance(observation, Mapping):
-            if action_mask is None:
-                action_mask = observation["action_mask"]
-            observation = observation["observation"]
-        if action_mask is None:
-            raise TypeError("act() needs an action_mask (or an observation dict holding one)")
+        observation, action_mask = split_observation(observation, action_mask)
         obs = np.asarray(observation, dtype=np.float32)[None, :]
-        mask = np.asarray(action_mask)[None, :]
+        mask = action_mask[None, :]
         if not mask.any():
             raise ValueError(f"{self.name}: no legal action (all-zero mask)")
         return int(self.act_batch(obs, mask)[0])
@@ -196,32 +194,8 @@ class SnapshotAgent:
 
 
 def make_baseline(name: str, game: Any, seed: int | None = None) -> Any:
-    """A baseline agent by name, through ``agents.registry.load_agent`` (or the agent classes directly)."""
-    try:
-        from agents.registry import load_agent
-    except ImportError:
-        load_agent = None
-    if load_agent is not None:
-        return load_agent(name, game, seed)
-    # fallback while agents/registry.py does not exist yet
-    from agents.random_agent import RandomAgent
-
-    classes = {"random": RandomAgent}
-    try:
-        from agents.greedy import GreedyAgent
-
-        classes["greedy"] = GreedyAgent
-    except ImportError:
-        pass
-    try:
-        from agents.heuristic import HeuristicAgent  # type: ignore[import-not-found]
-
-        classes["heuristic"] = HeuristicAgent
-    except ImportError:
-        pass
-    if name not in classes:
-        raise ValueError(f"unknown baseline {name!r}; available: {', '.join(classes)}")
-    return classes[name](game, seed=seed)
+    """A baseline agent by name (``agents.registry.load_agent``)."""
+    return load_agent(name, game, seed)
 
 
 def make_opponent(spec: str, game: Any, seed: int | None = None, deterministic: bool = False) -> Any:

@@ -16,7 +16,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from .config import RuleConfig
 from .core import engine as E
-from .core.game import Game
+from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
 
 _step_and_observe = step_and_observe
@@ -67,7 +67,7 @@ def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
     return cfg
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(GameMetadata, AECEnv, EzPickle):
     """UNO as a PettingZoo AEC environment. See the package README for the rules, observation and action tables."""
 
     metadata = {"name": "uno_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
@@ -126,19 +126,6 @@ class raw_env(AECEnv, EzPickle):
         self._cached_seat = -1
         self._rewards_set = False
         self._num_actions = a
-
-    # -- metadata researchers use -----------------------------------------------------------------
-    @property
-    def action_names(self) -> list[str]:
-        return self.game.action_names
-
-    @property
-    def observation_layout(self) -> list[tuple[int, int, str, str]]:
-        """Rows of (offset, length, name, meaning) of the ``observation`` vector."""
-        return self.game.observation_layout
-
-    def action_id(self, name: str) -> int:
-        return self.game.action_id(name)
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]

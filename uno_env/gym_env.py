@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium.utils import EzPickle
 
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
+from .core.game import GameMetadata
 from .core import engine as E
 from .core.observe import observe_one
 from .render import render_ansi
@@ -66,7 +67,7 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         return f"MaskedDiscrete({self.n})"
 
 
-class UnoGymEnv(gymnasium.Env, EzPickle):
+class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
     """UNO for one learner against scripted opponents (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -249,15 +250,6 @@ class UnoGymEnv(gymnasium.Env, EzPickle):
 
     def close(self) -> None:
         self.aec.close()
-
-    # ------------------------------------------------------------------------------------------ metadata
-    @property
-    def action_names(self) -> list[str]:
-        return self.game.action_names
-
-    @property
-    def observation_layout(self) -> list[tuple[int, int, str, str]]:
-        return self.game.observation_layout
 
     # ------------------------------------------------------------------------------------------ internals
     def _game_over(self) -> bool:

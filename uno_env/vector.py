@@ -41,7 +41,7 @@ import numpy as np
 from .aec import ActionOutOfRangeError, IllegalActionError, make_rules
 from .core import batch as K
 from .core import engine as E
-from .core.game import Game
+from .core.game import Game, GameMetadata
 
 __all__ = [
     "UnoVectorEnv", "UnoSingleAgentVectorEnv", "UnoGymVectorEnv", "RandomLegalPolicy", "make_gym_vector_env",
@@ -114,7 +114,7 @@ class RandomLegalPolicy:
 
 
 # ---------------------------------------------------------------------------------------------- shared machinery
-class _VectorBase:
+class _VectorBase(GameMetadata):
     """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
 
     def __init__(self, game: str, num_envs: int, num_players: int | None, rules: Any, seed: int | None,
@@ -163,18 +163,6 @@ class _VectorBase:
             "final_seat": self._final[:, K.F_LEARNER],
             "final_observation": self._final_obs,
         }
-
-    # -- metadata ------------------------------------------------------------------------------------
-    @property
-    def action_names(self) -> list[str]:
-        return self.game.action_names
-
-    @property
-    def observation_layout(self) -> list[tuple[int, int, str, str]]:
-        return self.game.observation_layout
-
-    def action_id(self, name: str) -> int:
-        return self.game.action_id(name)
 
     @property
     def states(self) -> np.ndarray:

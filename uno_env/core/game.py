@@ -304,6 +304,25 @@ class Game:
         return ""
 
 
+class GameMetadata:
+    """The tables every shell (AEC, Gymnasium, batched) exposes from its ``game``."""
+
+    game: Game
+
+    @property
+    def action_names(self) -> list[str]:
+        """Action names, indexed by action id."""
+        return self.game.action_names
+
+    @property
+    def observation_layout(self) -> list[tuple[int, int, str, str]]:
+        """Rows of (offset, length, name, meaning) of the ``observation`` vector."""
+        return self.game.observation_layout
+
+    def action_id(self, name: str) -> int:
+        return self.game.action_id(name)
+
+
 def _loc_name(loc: int):
     if loc == E.LOC_BAG:
         return "bag"
