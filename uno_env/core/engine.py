@@ -1,9 +1,9 @@
 """The compiled rules core shared by the three games.
 
 A game is one int32 row of fixed layout (``st``) plus one uint64 PRNG word (``rng``); a batch is a 2-D array of
-rows.  Every function here works on one row; the ``*_batch`` kernels loop rows.  The rules read the game's
-kind table (``spec``: colour, symbol, points, copies per kind), its dice (``dice``: kind of each face, UNO Dice
-only) and the options (``cfg``, int64): nothing is recompiled when an option changes.
+rows.  Every function here works on one row; the kernels that loop over a batch are in ``batch.py``.  The rules
+read the game's kind table (``spec``: colour, symbol, points, copies per kind), its dice (``dice``: kind of each
+face, UNO Dice only) and the options (``cfg``, int64): nothing is recompiled when an option changes.
 
 Cards of one kind are interchangeable, so card hands are counts per kind and the piles are stacks of kinds.
 Dice are not interchangeable (each die has its own faces), so UNO Dice tracks every die: where it is and which
@@ -14,7 +14,7 @@ Set ``NUMBA_DISABLE_JIT=1`` to run this module as plain Python (tracebacks, cove
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import cards
 from ._cache import track_dependencies
@@ -941,26 +941,3 @@ def _do_draw(st, cfg, spec, dice, rng, seat):
             st[S_PHASE] = PH_DRAWN
             return
     _end_turn(st, cfg, spec, dice, rng, seat, False)
-
-
-# ---------------------------------------------------------------------------------------------- batch kernels
-@njit(cache=True, parallel=True)
-def reset_batch(states, rngs, cfg, spec, dice, seeds, which):
-    """Reset the games ``which`` (indices) with ``seeds`` (same length)."""
-    for i in prange(which.shape[0]):
-        b = which[i]
-        reset_one(states[b], rngs[b], cfg, spec, dice, seeds[i])
-
-
-@njit(cache=True, parallel=True)
-def step_batch(states, rngs, cfg, spec, dice, actions, masks, rewards, status):
-    """Step every game with its action; ``masks`` (B, A) then holds each game's new legal mask."""
-    for b in prange(states.shape[0]):
-        status[b] = step_one(states[b], rngs[b], cfg, spec, dice, actions[b], masks[b], rewards[b])
-        legal_mask(states[b], cfg, spec, dice, masks[b])
-
-
-@njit(cache=True, parallel=True)
-def mask_batch(states, cfg, spec, dice, masks):
-    for b in prange(states.shape[0]):
-        legal_mask(states[b], cfg, spec, dice, masks[b])

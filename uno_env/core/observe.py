@@ -7,7 +7,7 @@ hands (card games) and the hidden flags of the rules (e.g. whether a Wild Draw F
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from . import cards, engine
 from . import engine as E
@@ -93,12 +93,6 @@ def observe_one(st, cfg, spec, offs, seat, out):
         out[offs[B_ACTING] + (st[E.S_CUR] - seat + n) % n] = 1.0
         return st[E.S_CUR] == seat
     return False
-
-
-@njit(cache=True, parallel=True)
-def observe_batch(states, cfg, spec, offs, seats, out):
-    for b in prange(states.shape[0]):
-        observe_one(states[b], cfg, spec, offs, seats[b], out[b])
 
 
 @njit(cache=True)
