@@ -172,12 +172,11 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset(seed=int(rng.integers(_SEED_MAX)))
-        reward = 0.0
         for _ in range(1000):
             self.aec.reset(seed=int(rng.integers(_SEED_MAX)))
             self._done = False
             self._has_reset = True
-            reward = self._play_others()
+            self._play_others()  # a game cannot end before anyone acts, so nothing is rewarded here
             if not self._done:
                 break
         else:
