@@ -176,7 +176,7 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
             self.aec.reset(seed=int(rng.integers(_SEED_MAX)))
             self._done = False
             self._has_reset = True
-            self._play_others()  # a game cannot end before anyone acts, so nothing is rewarded here
+            self._play_others()  # a deal that ends before the learner acts is replaced, unscored
             if not self._done:
                 break
         else:
