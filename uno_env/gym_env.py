@@ -190,14 +190,10 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
             raise OrderError("reset() needs to be called before step()")
         if self._done:
             raise OrderError("the episode is over (terminated or truncated); call reset()")
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and np.issubdtype(action.dtype, np.integer):
-            action = int(action.reshape(()))
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ActionOutOfRangeError(
-                f"action must be an integer in [0, {self.game.num_actions}), got {action!r} of type "
-                f"{type(action).__name__}"
-            )
-        action = int(action)
+        if isinstance(action, np.ndarray) and action.shape == (1,):
+            action = action.reshape(())  # SB3 may hand over a one-element array
+        if type(action) is not int:
+            action = self.aec._as_action(action)  # the AEC env's type check and message
         if not 0 <= action < self.game.num_actions:
             raise ActionOutOfRangeError(f"action {action} is out of range [0, {self.game.num_actions})")
         if not self._mask[action]:
