@@ -111,7 +111,7 @@ def load_agent(spec: Any, game: Any, seed: int | None = None):
         if any((p / "rllib_checkpoint.json").is_file() for p in (path, path / "final")) or (
             path / "module_state.pkl"
         ).is_file():
-            from training.rllib_module import load_rllib_agent
+            from uno_env.training.rllib_module import load_rllib_agent
 
             return load_rllib_agent(path, game, seed=seed)
         raise UnknownAgentError(

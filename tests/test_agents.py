@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import uno_env
-from agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent, load_agent
-from agents.base import ActionView, NoLegalActionError, ObsView
-from agents.registry import SB3PolicyAgent, UnknownAgentError, available_agents, make_agent
-from uno_env.aec import make_rules
+from uno_env.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent, load_agent
+from uno_env.agents.base import ActionView, NoLegalActionError, ObsView
+from uno_env.agents.registry import SB3PolicyAgent, UnknownAgentError, available_agents, make_agent
+from uno_env.config import make_rules
 from uno_env.core import engine as E
 from uno_env.core.game import Game
 from uno_env.core.observe import observe_one
@@ -294,9 +294,9 @@ def test_registry_names_and_errors(tmp_path):
 
 
 def test_importing_agents_does_not_import_torch():
-    code = ("import sys, agents; from agents.registry import load_agent; "
+    code = ("import sys, uno_env.agents; from uno_env.agents.registry import load_agent; "
             "[load_agent(n, 'classic') for n in ('random', 'greedy', 'heuristic', 'human')]; "
-            "import training.evaluate; print('torch' in sys.modules)")
+            "import uno_env.training.evaluate; print('torch' in sys.modules)")
     envvars = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=envvars, timeout=300)
     assert res.returncode == 0, res.stderr
@@ -325,7 +325,7 @@ def test_saved_maskable_ppo_policy_loads_by_path(tmp_path):
     assert isinstance(load_agent(str(tmp_path / "tiny"), g), SB3PolicyAgent)  # the .zip may be left out
     with pytest.raises(ValueError, match="expects observations of shape"):
         load_agent(str(path), Game(make_rules("classic", 2, None)))
-    from training.evaluate import run_arena
+    from uno_env.training.evaluate import run_arena
 
     res = run_arena([str(path), "random"], game="pocket", rules={"max_turns": 300}, games=4, seed=0)
     assert [s.name for s in res.agents] == ["tiny", "random"] and res.agents[0].games == 4

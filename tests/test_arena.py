@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from training.evaluate import (
+from uno_env.training.evaluate import (
     IllegalAgentActionError,
     format_table,
     game_seeds,
@@ -118,7 +118,7 @@ def test_points_and_lengths():
 
 
 def test_agent_objects_and_bad_agents():
-    from agents import GreedyAgent
+    from uno_env.agents import GreedyAgent
 
     class Cheater:
         name = "cheater"
@@ -141,8 +141,8 @@ def test_agent_objects_and_bad_agents():
 
 
 def test_play_game_record():
-    from agents import HeuristicAgent
-    from uno_env.aec import make_rules
+    from uno_env.agents import HeuristicAgent
+    from uno_env.config import make_rules
     from uno_env.core.game import Game
 
     g = Game(make_rules("classic", 3, None))

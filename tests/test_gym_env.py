@@ -223,8 +223,8 @@ class Scripted:
 
 
 def test_opponent_forms():
-    from agents.greedy import GreedyAgent
-    from agents.heuristic import HeuristicAgent
+    from uno_env.agents.greedy import GreedyAgent
+    from uno_env.agents.heuristic import HeuristicAgent
 
     env = UnoGymEnv("classic", num_players=4, opponents=["random", "greedy", "heuristic"], learner_seat=1)
     assert [o.name for o in env.opponents] == ["random", "greedy", "heuristic"]
@@ -260,7 +260,7 @@ def test_bad_kwargs(kwargs, err, words):
 
 
 def test_opponent_for_another_game_is_refused():
-    from agents.greedy import GreedyAgent
+    from uno_env.agents.greedy import GreedyAgent
 
     with pytest.raises(ValueError, match="built for game 'pocket'"):
         UnoGymEnv("classic", opponents=GreedyAgent("pocket"))

@@ -21,15 +21,15 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 torch = pytest.importorskip("torch")
 
-from training.rllib_adapter import UnoMultiAgentEnv  # noqa: E402
-from training.rllib_module import (  # noqa: E402
+from uno_env.training.rllib_adapter import UnoMultiAgentEnv  # noqa: E402
+from uno_env.training.rllib_module import (  # noqa: E402
     METADATA_FILE,
     BaselineRLModule,
     MaskedActorCriticModule,
     is_rllib_checkpoint,
     load_rllib_agent,
 )
-from training.rllib_train import (  # noqa: E402
+from uno_env.training.rllib_train import (  # noqa: E402
     BASELINE_PREFIX,
     MAIN,
     SNAPSHOT_PREFIX,
@@ -202,7 +202,7 @@ def local_ray():
 
 
 def test_smoke_train_checkpoint_restore_arena(local_ray, tmp_path):
-    from training.evaluate import run_arena
+    from uno_env.training.evaluate import run_arena
 
     torch.set_num_threads(1)
     t0 = time.time()

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from training.config import ConfigError, TrainConfig, config_from_dict, load_config
+from uno_env.training.config import ConfigError, TrainConfig, config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
@@ -120,7 +120,7 @@ def test_cli_error_message(tmp_path):
 
 # ---------------------------------------------------------------------------------------------- pool and snapshots
 def test_opponent_pool_schedule_and_state():
-    from training.selfplay import SNAPSHOT_PREFIX, OpponentPool
+    from uno_env.training.selfplay import SNAPSHOT_PREFIX, OpponentPool
 
     pool = OpponentPool({"random": 1.0, "heuristic": 3.0}, selfplay_prob=0.5, latest_prob=0.5, pool_size=2, seed=1)
     draws = pool.sample(4000)
@@ -149,8 +149,8 @@ def test_snapshot_agent_matches_the_torch_policy(tmp_path, activation):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import uno_env  # noqa: F401  (registers the ids)
-    from training.selfplay import SnapshotAgent, export_policy, load_weights, save_weights
-    from training.train import _build_model
+    from uno_env.training.selfplay import SnapshotAgent, export_policy, load_weights, save_weights
+    from uno_env.training.train import _build_model
 
     cfg = load_config(SMOKE, ["policy.net_arch=[32, 16]", f"policy.activation={activation}"])
     venv = DummyVecEnv([lambda: gym.make("uno_env/Classic-v0", opponents="random")])
@@ -176,7 +176,7 @@ def test_snapshot_agent_matches_the_torch_policy(tmp_path, activation):
 
 
 def test_latest_checkpoint_ignores_incomplete(tmp_path):
-    from training.train import COMPLETE_MARK, latest_checkpoint
+    from uno_env.training.train import COMPLETE_MARK, latest_checkpoint
 
     root = tmp_path / "checkpoints"
     for name, complete in (("step_000000001024", True), ("step_000000002048", True),
@@ -190,8 +190,8 @@ def test_latest_checkpoint_ignores_incomplete(tmp_path):
 
 # ---------------------------------------------------------------------------------------------- the pipeline
 def _check_policy_loads(policy: Path, game="classic", num_players=2):
-    from agents.registry import load_agent
-    from training.evaluate import run_arena
+    from uno_env.agents.registry import load_agent
+    from uno_env.training.evaluate import run_arena
 
     agent = load_agent(str(policy), game, seed=0)
     env = __import__("uno_env").raw_env(game, num_players=num_players)

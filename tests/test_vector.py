@@ -431,7 +431,7 @@ def test_single_agent_per_seat_policies_and_rotating_learner():
 
 
 def test_single_agent_baseline_names_as_opponents():
-    pytest.importorskip("agents.registry")
+    pytest.importorskip("uno_env.agents.registry")
     env = V.UnoSingleAgentVectorEnv("classic", 16, num_players=3, opponents=["greedy", "random"], seed=0,
                                     learner_seat="random")
     obs, masks = env.reset()

@@ -318,7 +318,7 @@ def _validate(cfg: TrainConfig) -> None:
     if isinstance(rules, str) and rules.endswith((".yaml", ".yml")) and not os.path.isfile(rules):
         raise ConfigError(f"config key 'env.rules': rules file {rules!r} does not exist")
     try:
-        from uno_env.aec import make_rules
+        from uno_env.config import make_rules
 
         make_rules(env.game, env.num_players, rules)
     except ConfigError:
@@ -330,7 +330,7 @@ def _validate(cfg: TrainConfig) -> None:
 def _baseline_names() -> list[str]:
     """The baselines ``agents`` offers (empty if it cannot tell, then the names are checked at load time)."""
     try:
-        from agents import registry
+        from uno_env.agents import registry
     except Exception:
         return []
     for attr in ("BASELINES", "baseline_names", "AGENTS", "NAMES"):

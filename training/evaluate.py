@@ -305,9 +305,9 @@ def run_arena(
 
     ``ratings``: rate with OpenSkill (default: when there are 3 or more agents).
     """
-    from agents.base import resolve_game
-    from agents.registry import load_agent
-    from uno_env.aec import make_rules
+    from uno_env.agents.base import resolve_game
+    from uno_env.agents.registry import load_agent
+    from uno_env.config import make_rules
     from uno_env.core.game import Game
 
     if isinstance(agents, (str, bytes)) or len(agents) < 1:
@@ -459,7 +459,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.registry import UnknownAgentError
+    from uno_env.agents.registry import UnknownAgentError
 
     progress = not args.quiet and sys.stderr.isatty()
     try:

@@ -30,7 +30,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from agents.base import BaseAgent, NoLegalActionError, split_observation
+from uno_env.agents.base import BaseAgent, NoLegalActionError, split_observation
 
 __all__ = ["MaskedActorCriticModule", "BaselineRLModule", "RllibPolicyAgent", "load_rllib_agent",
            "is_rllib_checkpoint", "find_module_dir", "METADATA_FILE", "DEFAULT_MODEL_CONFIG"]
@@ -147,8 +147,8 @@ class BaselineRLModule(RLModule):
     framework = "torch"
 
     def setup(self):
-        from agents.registry import load_agent
-        from uno_env.aec import make_rules
+        from uno_env.agents.registry import load_agent
+        from uno_env.config import make_rules
         from uno_env.core.game import Game
 
         cfg = dict(self.model_config or {})

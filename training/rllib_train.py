@@ -215,7 +215,7 @@ def _validate(cfg: RllibTrainConfig) -> None:
     if opp.baseline_prob > 0 and sum(opp.baselines.values()) <= 0:
         raise ConfigError("config key 'opponents.baselines': opponents.baseline_prob > 0 needs a baseline with a "
                           "positive weight")
-    from agents.registry import BASELINES
+    from uno_env.agents.registry import BASELINES
 
     known = [n for n in BASELINES if n != "human"]
     for key, names in (("opponents.baselines", list(opp.baselines)), ("evaluation.opponents",
@@ -228,7 +228,7 @@ def _validate(cfg: RllibTrainConfig) -> None:
     rules = cfg.env.rules
     if isinstance(rules, str) and rules.endswith((".yaml", ".yml")) and not os.path.isfile(rules):
         raise ConfigError(f"config key 'env.rules': rules file {rules!r} does not exist")
-    from uno_env.aec import make_rules
+    from uno_env.config import make_rules
 
     try:
         make_rules(cfg.env.game, cfg.env.num_players, rules)
@@ -478,7 +478,7 @@ def arena_evaluation(algorithm, eval_env_runner_group=None, *, settings: dict) -
 
 
 def probe_game(env_cfg: dict):
-    from uno_env.aec import make_rules
+    from uno_env.config import make_rules
     from uno_env.core.game import Game
 
     return Game(make_rules(env_cfg["game"], env_cfg["num_players"], env_cfg["rules"]))

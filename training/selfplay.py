@@ -19,8 +19,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from agents.base import split_observation
-from agents.registry import load_agent
+from uno_env.agents.base import split_observation
+from uno_env.agents.registry import load_agent
 
 __all__ = ["UnoFeatures", "PolicyWeights", "export_policy", "save_weights", "load_weights", "SnapshotAgent", "OpponentPool",
            "make_baseline", "make_opponent"]

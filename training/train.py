@@ -249,7 +249,7 @@ def _make_wrapped_env(cfg_dict: dict, rank: int, seed: int, pool_state: dict):
     """Env ``rank`` (built in whichever process runs it): the Gymnasium env + opponent pool + Monitor."""
     from stable_baselines3.common.monitor import Monitor
 
-    from uno_env.aec import make_rules
+    from uno_env.config import make_rules
     from uno_env.core.game import Game
     from uno_env.gym_env import UnoGymEnv
 
@@ -303,8 +303,8 @@ def _batched_vec_env(cfg: TrainConfig, seed: int):
     per environment, so it cannot draw a new opponent each episode (the config check enforces one baseline and
     ``opponents.selfplay_start: 1.0`` with it).
     """
-    from agents.registry import load_agent
-    from uno_env.aec import make_rules
+    from uno_env.agents.registry import load_agent
+    from uno_env.config import make_rules
     from uno_env.core.game import Game
     from uno_env.vector import make_sb3_vec_env
 
@@ -349,7 +349,7 @@ def run_arena(agent, opponents: Sequence[str], cfg: TrainConfig, games: int, see
 
 def _arena_match(agent, opponent: str, cfg: TrainConfig, games: int, seed: int, progress: bool,
                  workers: int) -> dict:
-    from uno_env.aec import make_rules
+    from uno_env.config import make_rules
 
     from .evaluate import run_arena as arena
 
@@ -771,8 +771,8 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
 def _final_agent(policy_path: str, cfg: TrainConfig, model):
     """The saved policy as the arena plays it: loaded back by path through ``agents.registry`` (a check that
     ``uno-env evaluate`` can load it), played with the same weights in numpy for speed."""
-    from agents.registry import load_agent
-    from uno_env.aec import make_rules
+    from uno_env.agents.registry import load_agent
+    from uno_env.config import make_rules
     from uno_env.core.game import Game
 
     game = Game(make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules))
@@ -787,7 +787,7 @@ def _final_agent(policy_path: str, cfg: TrainConfig, model):
 def save_policy(model, cfg: TrainConfig, run_dir: str, step: int) -> str:
     """``policy.zip`` (MaskablePPO, what ``agents.registry.load_agent(path)`` reads), plus ``policy.json``
     (what it was trained for) and ``policy.npz`` (the actor's weights for torch-free play)."""
-    from uno_env.aec import make_rules
+    from uno_env.config import make_rules
     from uno_env.core.game import Game
 
     from .selfplay import export_policy, save_weights

@@ -14,7 +14,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
-from .config import RuleConfig
+from .config import RuleConfig, make_rules
 from .core import engine as E
 from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
@@ -37,34 +37,6 @@ class ActionOutOfRangeError(ValueError, AssertionError):
 
 class OrderError(RuntimeError, AssertionError):
     """Called in the wrong order (e.g. step before reset, a live action for a finished agent)."""
-
-
-def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
-    """Normalise the ``rules`` argument: None, a preset name, a dict, a YAML path or a :class:`RuleConfig`."""
-    if isinstance(rules, RuleConfig):
-        if rules.game != game:
-            raise ValueError(f"rules are for game {rules.game!r}, but the environment is {game!r}")
-        cfg = rules
-    elif rules is None:
-        cfg = RuleConfig.make(game)
-    elif isinstance(rules, str) and (rules.endswith((".yaml", ".yml"))):
-        cfg = RuleConfig.from_yaml(rules)
-        if cfg.game != game:
-            raise ValueError(f"rules file {rules!r} is for game {cfg.game!r}, but the environment is {game!r}")
-    elif isinstance(rules, str):
-        cfg = RuleConfig.make(game, preset=rules)
-    elif isinstance(rules, Mapping):
-        d = dict(rules)
-        if d.setdefault("game", game) != game:
-            raise ValueError(f"rules are for game {d['game']!r}, but the environment is {game!r}")
-        cfg = RuleConfig.from_dict(d)
-    else:
-        raise TypeError(
-            f"rules must be None, a preset name, a dict, a YAML path or a RuleConfig; got {type(rules).__name__}"
-        )
-    if num_players is not None and num_players != cfg.num_players:
-        cfg = cfg.replace(num_players=num_players)
-    return cfg
 
 
 class raw_env(GameMetadata, AECEnv, EzPickle):

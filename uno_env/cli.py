@@ -10,10 +10,10 @@ import importlib
 import sys
 
 SUBCOMMANDS = {
-    "evaluate": ("training.evaluate", "play agents against each other and print win rates with intervals"),
-    "play": ("agents.human", "play UNO in the terminal against agents"),
-    "train": ("training.train", "train a MaskablePPO agent (Stable-Baselines3)"),
-    "train-rllib": ("training.rllib_train", "train with Ray RLlib (needs the rllib extra)"),
+    "evaluate": ("uno_env.training.evaluate", "play agents against each other and print win rates with intervals"),
+    "play": ("uno_env.agents.human", "play UNO in the terminal against agents"),
+    "train": ("uno_env.training.train", "train a MaskablePPO agent (Stable-Baselines3)"),
+    "train-rllib": ("uno_env.training.rllib_train", "train with Ray RLlib (needs the rllib extra)"),
     "rules": ("uno_env.config", "print the rules options table of a game"),
 }
 

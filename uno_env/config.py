@@ -621,3 +621,31 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     print(rules_table_markdown(args.game))
     return 0
+
+
+def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
+    """Normalise the ``rules`` argument: None, a preset name, a dict, a YAML path or a :class:`RuleConfig`."""
+    if isinstance(rules, RuleConfig):
+        if rules.game != game:
+            raise ValueError(f"rules are for game {rules.game!r}, but the environment is {game!r}")
+        cfg = rules
+    elif rules is None:
+        cfg = RuleConfig.make(game)
+    elif isinstance(rules, str) and (rules.endswith((".yaml", ".yml"))):
+        cfg = RuleConfig.from_yaml(rules)
+        if cfg.game != game:
+            raise ValueError(f"rules file {rules!r} is for game {cfg.game!r}, but the environment is {game!r}")
+    elif isinstance(rules, str):
+        cfg = RuleConfig.make(game, preset=rules)
+    elif isinstance(rules, Mapping):
+        d = dict(rules)
+        if d.setdefault("game", game) != game:
+            raise ValueError(f"rules are for game {d['game']!r}, but the environment is {game!r}")
+        cfg = RuleConfig.from_dict(d)
+    else:
+        raise TypeError(
+            f"rules must be None, a preset name, a dict, a YAML path or a RuleConfig; got {type(rules).__name__}"
+        )
+    if num_players is not None and num_players != cfg.num_players:
+        cfg = cfg.replace(num_players=num_players)
+    return cfg

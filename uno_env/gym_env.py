@@ -33,6 +33,7 @@ from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
 from .core import engine as E
 from .core.observe import observe_one
+from .opponents import load_opponent
 from .render import render_ansi
 
 __all__ = ["UnoGymEnv", "MaskedDiscrete"]
@@ -114,8 +115,6 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
     # ------------------------------------------------------------------------------------------ set-up
     def _make_opponents(self, opponents: Any, n: int) -> list[Any]:
         """One agent per seat other than the learner's (list of length n - 1, in seat order)."""
-        from agents.registry import load_agent
-
         if isinstance(opponents, (str, bytes)) or callable(getattr(opponents, "act", None)):
             specs = [opponents] * (n - 1)
         elif isinstance(opponents, Sequence) or isinstance(opponents, tuple):
@@ -134,7 +133,7 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         for spec in specs:
             if isinstance(spec, str):
                 if spec not in made:  # one object per name: agents are stateless apart from their seed
-                    made[spec] = load_agent(spec, self.game)
+                    made[spec] = load_opponent(spec, self.game)
                 agent = made[spec]
             elif callable(getattr(spec, "act", None)):
                 agent = spec

@@ -38,10 +38,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .aec import ActionOutOfRangeError, IllegalActionError, make_rules
+from .aec import ActionOutOfRangeError, IllegalActionError
+from .config import make_rules
 from .core import batch as K
 from .core import engine as E
 from .core.game import Game, GameMetadata
+from .opponents import load_opponent
 
 __all__ = [
     "UnoVectorEnv", "UnoSingleAgentVectorEnv", "UnoGymVectorEnv", "RandomLegalPolicy", "make_gym_vector_env",
@@ -451,12 +453,10 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         """Append ``policy`` to the opponent pool; returns its pool index.
 
         ``policy``: an object with ``act_batch``, ``"random"`` or another baseline name of ``agents.registry``
-        (e.g. ``"greedy"``, ``"heuristic"``; the ``agents`` package is imported only then).
+        (e.g. ``"greedy"``, ``"heuristic"``; resolved through :mod:`uno_env.opponents`).
         """
         if isinstance(policy, str) and policy != "random":
-            from agents.registry import load_agent
-
-            policy = load_agent(policy, self.game)
+            policy = load_opponent(policy, self.game)
         if not _is_random(policy) and not callable(getattr(policy, "act_batch", None)):
             raise TypeError(f"an opponent must be 'random' or have act_batch(observations, masks); got {policy!r}")
         self._pool.append(RandomLegalPolicy(self._base_seed + 1 + len(self._pool)) if _is_random(policy)
