@@ -185,7 +185,8 @@ def test_unknown_option():
 
 
 @pytest.mark.parametrize("option,value,words", [
-    ("stacking", "yes", "must be a bool"),
+    ("seven_zero", "yes", "must be a bool"),
+    ("stacking", "yes", "must be one of 'off', 'same', 'any'"),
     ("reward", "score", "must be one of 'win_loss', 'points'"),
     ("episode", "Round", "must be one of 'round', 'match'"),
     ("uno_catch_probability", 1.5, "range 0.0..1.0"),
@@ -230,7 +231,7 @@ def test_malformed_yaml(tmp_path):
 def test_yaml_bad_option(tmp_path):
     p = tmp_path / "r.yaml"
     p.write_text(yaml.safe_dump({"game": "classic", "stacking": "maybe"}), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"r\.yaml.*'stacking' must be a bool"):
+    with pytest.raises(ValueError, match=r"r\.yaml.*'stacking' must be one of 'off', 'same', 'any'"):
         uno_env.env("classic", rules=str(p))
 
 

@@ -10,7 +10,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..config import RuleConfig
+from ..config import OPTIONS, RuleConfig
+from . import layout as L
 from . import engine as E
 from .cards import COLOURS, GAME_IDS, KindTable, classic_kinds, dice_kinds, pocket_kinds
 from .observe import observation_layout
@@ -70,33 +71,21 @@ class Game:
             self.reward_range = (-float("inf"), float("inf"))
 
     def _cfg_array(self, r: RuleConfig) -> np.ndarray:
-        cfg = np.zeros(E.CFG_LEN, dtype=np.int64)
-        card_game = r.game != "dice"
-        cfg[E.C_GAME] = GAME_IDS[r.game]
-        cfg[E.C_NP] = r.num_players
-        cfg[E.C_K] = self.num_kinds
-        cfg[E.C_EPISODE_MATCH] = r.episode == "match"
-        cfg[E.C_REWARD_POINTS] = r.reward == "points"
-        cfg[E.C_TARGET] = r.target_score
-        cfg[E.C_UNO_AUTO] = r.uno_call == "auto"
-        cfg[E.C_CATCH_THRESHOLD] = int(round(r.uno_catch_probability * 2**32))
-        cfg[E.C_MAX_TURNS] = r.max_turns
-        cfg[E.C_FIRST_WILD_CHOOSE] = r.game == "classic" and r.first_wild == "choose_colour"
-        if card_game:
-            cfg[E.C_DRAW_UNTIL_PLAYABLE] = r.draw_until_playable
-            cfg[E.C_VOLUNTARY_DRAW] = r.voluntary_draw
-            cfg[E.C_WD_LEGAL_ANY_PLAYABLE] = r.wd4_legality == "any_playable"
-            cfg[E.C_CHALLENGE] = r.wd4_challenge
-            cfg[E.C_STACKING] = r.stacking
-            cfg[E.C_SEVEN_ZERO] = r.seven_zero
-            cfg[E.C_JUMP_IN] = r.jump_in
-            cfg[E.C_FORCE_PLAY] = r.force_play
-        else:
-            cfg[E.C_VOLUNTARY_DRAW] = 1
-            cfg[E.C_DICE_BLUFF] = r.dice_wd4_bluff
-        cfg[E.C_DEAL] = DEAL[r.game]
-        cfg[E.C_NUM_DICE] = self.dice.shape[0] if r.game == "dice" else 0
-        cfg[E.C_NUM_CARDS] = self.num_items
+        """The compiled options array: the derived slots, then every option that names a slot (``OPTIONS``)."""
+        cfg = np.zeros(L.CFG_LEN, dtype=np.int64)
+        derived = {
+            "game": GAME_IDS[r.game],
+            "k": self.num_kinds,
+            "deal": DEAL[r.game],
+            "num_dice": self.dice.shape[0] if r.game == "dice" else 0,
+            "num_cards": self.num_items,
+        }
+        assert set(derived) == {name for name, _ in L.DERIVED_SLOTS}
+        for name, value in derived.items():
+            cfg[L.CFG_INDEX[name]] = value
+        for name, spec in OPTIONS.items():
+            if spec.slot is not None and spec.applies_to(r.game):
+                cfg[L.CFG_INDEX[spec.slot]] = spec.encode(getattr(r, name))
         cfg.setflags(write=False)
         return cfg
 

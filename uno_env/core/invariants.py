@@ -8,11 +8,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import cards, engine
 from . import engine as E
-from ._cache import track_dependencies
+from ._cache import rule_sources, track_dependencies
 
-track_dependencies(__file__, [m.__file__ for m in (cards, engine)])
+track_dependencies(__file__, rule_sources())
 
 # failure codes (0 = fine)
 BAD_COUNT = 1  # a negative or impossible count
