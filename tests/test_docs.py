@@ -46,3 +46,12 @@ def test_readme_arena_table_is_the_saved_results():
                            capture_output=True, text=True, check=True).stdout
     block = re.search(r"<!-- arena:start -->\n(.*?)<!-- arena:end -->", README.read_text(encoding="utf-8"), re.S)
     assert block and block.group(1).strip() == table.strip()
+
+
+def test_readme_action_table_is_the_action_sections():
+    from uno_env.core.actions import actions_markdown
+
+    block = re.search(r"<!-- actions-table:start -->\n(.*?)<!-- actions-table:end -->",
+                      README.read_text(encoding="utf-8"), re.S)
+    assert block, "README lost its actions-table markers"
+    assert block.group(1).strip() == actions_markdown().strip()

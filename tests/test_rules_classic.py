@@ -117,7 +117,7 @@ def test_first_card_wild_reshuffled(first_wild, wild):
     env = _first(2, wild, {"first_wild": first_wild})
     u = env.unwrapped
     s = sd(env)
-    assert u._st[E.S_FLIPS] >= 2  # the wild went back and another card was turned up
+    assert u.game_state.flips >= 2  # the wild went back and another card was turned up
     assert u.game.spec[u.game.kinds.index(s["top"]), 0] < 4  # the top is coloured
     assert s["phase"] == "turn" and s["discard_pile"] == [s["top"]]
     assert wild in s["draw_pile"]  # the wild is back in the pile
@@ -461,7 +461,7 @@ def test_draw_two_with_one_card_left():
     # the draw pile had one card; the discard pile holds only the draw two (its top) and the red 5 under it
     assert sizes(env)[1] == before + 2  # one card, then the red 5 reshuffled from under the top
     assert sd(env)["discard_pile"] == ["red draw two"] and sd(env)["draw_pile"] == []
-    assert env.unwrapped.game.check_invariants(env.unwrapped._st) == ""
+    assert env.unwrapped.game.check_invariants(env.unwrapped.game_state.row) == ""
 
 
 # ---------------------------------------------------------------------------------------------- round end

@@ -83,7 +83,7 @@ def test_first_card_reverse():
 def test_first_card_wild_reshuffled(wild):
     env = _first(2, wild)
     s = sd(env)
-    assert env.unwrapped._st[E.S_FLIPS] >= 2 and wild in s["draw_pile"]
+    assert env.unwrapped.game_state.flips >= 2 and wild in s["draw_pile"]
     assert not s["top"].startswith("wild") and s["phase"] == "turn"
 
 
@@ -204,7 +204,7 @@ def test_dip_into_deck_draws_from_reshuffle():
     assert hands(env)[0] == Counter(["red 1", "red 5"]) and sd(env)["discard_pile"] == ["wild dip into deck"]
     act(env, "give red 5")
     assert sizes(env)[0] == 1 and sd(env)["called_uno"][0] and sd(env)["current_seat"] == 1
-    assert env.unwrapped.game.check_invariants(env.unwrapped._st) == ""
+    assert env.unwrapped.game.check_invariants(env.unwrapped.game_state.row) == ""
 
 
 # ---------------------------------------------------------------------------------------------- Wild Draw 2

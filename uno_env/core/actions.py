@@ -14,18 +14,18 @@ from .layout import MAX_PLAYERS
 
 #: (section, size as (per kind, constant), name of the i-th action given the kind names, meaning)
 SECTIONS = (
-    ("play", (1, 0), lambda kinds, i: f"play {kinds[i]}", "play a card/die of this kind"),
-    ("play_uno", (1, 0), lambda kinds, i: f"play {kinds[i]} + UNO", "play it and call UNO (uno_call=explicit)"),
+    ("play", (1, 0), lambda kinds, i: f"play {kinds[i]}", "play a card/die of this kind: a normal turn, the drawn card, a stacked draw card, a jump-in"),
+    ("play_uno", (1, 0), lambda kinds, i: f"play {kinds[i]} + UNO", "the same plays with the UNO call, when they leave one card (`uno_call: explicit`)"),
     ("colour", (0, 4), lambda kinds, i: f"choose colour {COLOURS[i]}", "name the colour after a wild"),
     ("draw", (0, 1), lambda kinds, i: "draw", "draw a card (dice: draw a die after a reroll)"),
-    ("keep", (0, 1), lambda kinds, i: "keep drawn card", "keep the card just drawn and end the turn"),
-    ("challenge", (0, 1), lambda kinds, i: "challenge", "challenge the Wild Draw Four / Wild Draw 2 aimed at you"),
-    ("accept", (0, 1), lambda kinds, i: "accept", "accept the pending draw penalty"),
-    ("pass", (0, 1), lambda kinds, i: "pass", "decline to jump in"),
+    ("keep", (0, 1), lambda kinds, i: "keep drawn card", "after drawing a playable card: keep it (not with `force_play`)"),
+    ("challenge", (0, 1), lambda kinds, i: "challenge", "facing a Wild Draw Four / Wild Draw 2: challenge it"),
+    ("accept", (0, 1), lambda kinds, i: "accept", "facing a draw penalty: accept it"),
+    ("pass", (0, 1), lambda kinds, i: "pass", "decline a jump-in"),
     ("reroll", (0, 1), lambda kinds, i: "reroll", "dice: reroll the whole hand"),
-    ("give", (1, 0), lambda kinds, i: f"give {kinds[i]}", "Wild Dip Into Deck: give a card of this kind"),
+    ("give", (1, 0), lambda kinds, i: f"give {kinds[i]}", "Wild Dip Into Deck: the card given to the next player"),
     ("swap", (0, MAX_PLAYERS - 1), lambda kinds, i: f"swap hands with seat +{i + 1}",
-     "seven_zero: swap hands with the seat this many places after you"),
+     "`seven_zero`: the seat (clockwise offset) to swap hands with"),
 )
 
 
@@ -70,12 +70,26 @@ def section_of(action: int, num_kinds: int) -> tuple[str, int]:
     raise AssertionError(action)  # pragma: no cover
 
 
-def actions_markdown(kind_names: tuple[str, ...] | list[str]) -> str:
-    """The action table as Markdown: sections, their ids and meanings."""
-    offs, sizes = offsets(len(kind_names)), section_sizes(len(kind_names))
-    lines = ["| ids | section | meaning |", "|---|---|---|"]
-    for name, _, _, meaning in SECTIONS:
-        lo, n = offs[name], sizes[name]
-        ids = str(lo) if n == 1 else f"{lo}-{lo + n - 1}"
-        lines.append(f"| {ids} | `{name}` | {meaning} |")
+def _k_expr(a: int, b: int) -> str:
+    if a == 0:
+        return str(b)
+    k = "K" if a == 1 else f"{a}K"
+    return k if b == 0 else (f"{k}+{b}" if b > 0 else f"{k}-{-b}")
+
+
+def actions_markdown() -> str:
+    """The action table as Markdown, for any game (K = the game's number of kinds): ids, section, names."""
+    example = ("red 7", "wild draw four")
+    lines = ["| ids | section | names | meaning |", "|---|---|---|---|"]
+    for name, (per_kind, const), namer, meaning in SECTIONS:
+        a, b = STARTS[name]
+        if per_kind == 0 and const == 1:
+            ids = _k_expr(a, b)
+        else:
+            ids = f"{_k_expr(a, b)} .. {_k_expr(a + per_kind, b + const - 1)}"
+        first = namer(example, 0)
+        names = f"`{first}`" if per_kind == 0 and const == 1 else f"`{first}`, ..."
+        lines.append(f"| {ids} | `{name}` | {names} | {meaning} |")
+    a, b = STARTS["num_actions"]
+    lines.append(f"| A = {_k_expr(a, b).replace('+', ' + ')} | | | actions in all |")
     return "\n".join(lines) + "\n"

@@ -83,7 +83,7 @@ def deal(st, cfg, spec, dice, rng, first):
     st[S_CUR] = first
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_extra_legal(st, cfg, mask, count):
     """Besides its plays, a dice player may reroll (a fresh turn) or draw a die (after a reroll)."""
     k = cfg[C_K]

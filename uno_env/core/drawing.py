@@ -60,7 +60,7 @@ def draw_many(st, cfg, spec, dice, rng, seat, n):
 
 
 # ---------------------------------------------------------------------------------------------- the draw action
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_extra_legal(st, cfg, mask, count):
     """In a card game's turn, drawing is offered when nothing is playable, or always with ``voluntary_draw``."""
     if count == 0 or cfg[C_VOLUNTARY_DRAW] == 1:

@@ -117,7 +117,7 @@ def swap(st, cfg, spec, dice, rng, seat, offset):
 
 
 # ---------------------------------------------------------------------------------------------- jump_in
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def open_jump_in(st, cfg, spec, seat):
     """After ``seat``'s play, open a jump-in window when the rule allows one; True when it did."""
     sym = spec[st[S_TOP], COL_SYMBOL]

@@ -30,7 +30,7 @@ def matches(st, spec, kind):
     return spec[kind, COL_SYMBOL] == spec[st[S_TOP], COL_SYMBOL]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def playable(st, cfg, spec, seat, kind):
     """Whether ``seat`` may play ``kind`` in a normal turn (it holds it, it matches, restrictions allow)."""
     if st[U.hand_at(seat, kind)] == 0 or not matches(st, spec, kind):
@@ -38,7 +38,7 @@ def playable(st, cfg, spec, seat, kind):
     return wilds.restriction_allows(st, cfg, spec, seat, kind)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def turn_legal(st, cfg, spec, mask, uno_offered):
     """The plays of a normal turn (or of a dice turn after a reroll): every playable kind held."""
     k = cfg[C_K]

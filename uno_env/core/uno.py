@@ -24,7 +24,7 @@ def offered(st, cfg, seat):
     return cfg[C_UNO_AUTO] == 0 and st[O_HAND_N + seat] == 2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def on_play(st, cfg, seat, call_uno):
     if st[O_HAND_N + seat] == 2:
         if call_uno or cfg[C_UNO_AUTO] == 1:

@@ -54,7 +54,7 @@ def restriction_allows(st, cfg, spec, seat, kind):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def note_restricted_play(st, cfg, spec, seat, kind):
     """Remember whether a Wild Draw Four / Wild Draw 2 just played was a bluff (hidden; for a challenge)."""
     if U.is_restricted_wild(spec, kind):
