@@ -108,7 +108,6 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         self.observation_space = self.aec.observation_spaces[self.aec.possible_agents[0]]
         self._mask = self.aec._mask  # the AEC env keeps it equal to the acting seat's legal mask
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
-        self.reward_range = self.game.reward_range
         self._has_reset = False
         self._done = False
 
