@@ -629,7 +629,8 @@ def _gym_vector_class():
             return self.game.action_names
 
         def close_extras(self, **kwargs) -> None:
-            self.env.close()
+            if hasattr(self, "env"):  # __init__ may have refused its arguments before building it
+                self.env.close()
 
     return UnoGymVectorEnv
 
