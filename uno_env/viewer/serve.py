@@ -69,7 +69,7 @@ class PlaySession:
                              learner_seat=seat, illegal_action="raise")
         self.seat = seat
         self.names = [str(getattr(a, "name", a)) for a in agents]
-        self.names.insert(seat, "you")
+        self.names.insert(seat, None)  # the page labels this seat "you"
         self._seed = random.SystemRandom().randrange(2**31) if seed is None else int(seed)
         self._games = 0
         self._lock = threading.Lock()
