@@ -57,6 +57,22 @@ def test_identical_states_give_identical_vectors(game, rng):
         assert np.array_equal(a.state(), b.state())
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_pettingzoo_state_test(game):
+    import importlib
+    import warnings
+
+    # pettingzoo.test re-exports a function named state_test, which hides the module of that name
+    pz = importlib.import_module("pettingzoo.test.state_test")
+
+    env = uno_env.env(game, num_players=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        pz.test_state_space(env)
+        pz.test_state(env, num_cycles=50)
+    assert not [w for w in caught if "tate" in str(w.message)], [str(w.message) for w in caught]
+
+
 def test_state_before_reset_is_an_order_error():
     with pytest.raises(uno_env.OrderError, match="reset"):
         uno_env.raw_env("classic").state()
