@@ -251,3 +251,41 @@ def test_serve_refuses_illegal_and_malformed_actions(server):
     assert status == 404
     with urllib.request.urlopen(url + "/state", timeout=10) as r:
         assert json.loads(r.read())["table"] == state["table"]
+
+
+@pytest.mark.parametrize("game", ["pocket", "dice"])
+def test_replay_page_of_the_other_games(page, tmp_path, game):
+    rec = make_record(game, num_players=3, steps=10)
+    states, _ = _states(rec)
+    attempted = _offline(page)
+    page.goto(_write(tmp_path, rec).as_uri())
+    page.click("#last")
+    assert page.text_content("#top-card") == states[-1]["top"]
+    assert page.locator("#hand-2 [data-card]").evaluate_all("els => els.map(e => e.dataset.card)") == sorted(
+        states[-1]["hands"][2])
+    assert attempted == []
+
+
+def test_serve_command_starts_on_localhost_and_refuses_bad_options():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-m", "uno_env.cli", "serve", "--port", "0", "--seed", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        import select
+
+        ready, _, _ = select.select([proc.stdout], [], [], 120)  # bounded: never wait forever on a stuck start
+        line = proc.stdout.readline() if ready else ""  # "playing classic at http://127.0.0.1:PORT/ ..."
+        assert "http://127.0.0.1:" in line, (line, proc.stderr.read() if proc.poll() is not None else "")
+        url = line.split(" at ")[1].split()[0]
+        with urllib.request.urlopen(url, timeout=10) as r:
+            assert b"<title>UNO: play</title>" in r.read()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    for args, words in [(["--seat", "5"], "seat"), (["--opponents", "nobody"], "nobody"),
+                        (["--port", "70000"], "--port")]:
+        done = subprocess.run([sys.executable, "-m", "uno_env.cli", "serve", *args], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 2 and words in done.stderr, done.stderr

@@ -253,17 +253,20 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         decisions taken; in match mode also ``scores`` (match scores by seat).
         """
         self._require_reset("episode_info")
-        d = self.game.state_dict(self._st)
-        if not d["done"] and not self._illegal_ended:
+        # read the few fields directly: step() calls this at every episode end, and a full state_dict()
+        # (~100 us) would slow the AEC loop by 10-20%
+        st = self._st
+        done = int(st[E.S_DONE])
+        if not done and not self._illegal_ended:
             return {}
         info: dict[str, Any] = {
-            "winner": d["match_winner"] if d["done"] == "terminated" else -1,
-            "round_winner": d["round_winner"],
-            "round_points": d["round_points"],
-            "turns": d["turns"],
+            "winner": int(st[E.S_MATCH_WINNER]) if done == 1 else -1,
+            "round_winner": int(st[E.S_WINNER]),
+            "round_points": int(st[E.S_ROUND_POINTS]),
+            "turns": int(st[E.S_TURNS]),
         }
         if self.rules.episode == "match":
-            info["scores"] = d["scores"]
+            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.game.num_players]]
         return info
 
     def _step_not_live(self, action: Any) -> None:
