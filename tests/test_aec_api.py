@@ -101,7 +101,7 @@ def test_metadata():
         env = uno_env.env(game)
         assert env.metadata["name"] == f"uno_{game}_v0"
         assert env.metadata["is_parallelizable"] is False
-        assert set(env.metadata["render_modes"]) == {"ansi", "human"}
+        assert set(env.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert uno_env.classic_v0.env().metadata["name"] == "uno_classic_v0"
 
 

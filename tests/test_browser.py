@@ -146,6 +146,8 @@ def test_seat_view_holds_no_other_hand(page, tmp_path):
     data = json.loads(text.split('<script type="application/json" id="uno-data">')[1].split("</script>")[0])
     assert all(f["hands"][s]["cards"] is None for f in data["frames"] for s in (0, 2))
     assert all(f["hands"][1]["cards"] is not None for f in data["frames"])
+    # nothing that re-derives hidden cards: no seed, no action ids (a given card's id names it)
+    assert all(set(step) == {"seat", "text"} for step in data["steps"]) and "seed" not in text
     _offline(page)
     page.goto(out.as_uri())
     assert page.locator("#hand-0 .card.back").count() == len(states[0]["hands"][0])

@@ -61,8 +61,9 @@ def load_record_file(path: str | Path) -> dict[str, Any]:
 def replay_frames(record: Mapping[str, Any], seat: int | None = None) -> Iterator[tuple[dict | None, dict]]:
     """Yield ``(step, view)`` pairs: ``(None, first table)``, then one per action.
 
-    ``step`` is ``{"seat": actor, "action": id, "text": log line}``; views and log lines are what ``seat`` may see
-    (``None``: everything).
+    ``step`` is ``{"seat": actor, "text": log line}`` plus, when every hand is shown (``seat=None``), ``"action"``
+    (the id; a seat's view leaves it out because the id of a card given face down would name that card).
+    Views and log lines are what ``seat`` may see.
     """
     import uno_env
 
@@ -85,7 +86,9 @@ def replay_frames(record: Mapping[str, Any], seat: int | None = None) -> Iterato
             raise RecordError(f"actions[{i}]: action {action} is not legal for player_{actor} here; the record does "
                               "not match this game, rules and seed")
         env.step(action)
-        step = {"seat": actor, "action": action, "text": action_text(game, actor, action, seat)}
+        step = {"seat": actor, "text": action_text(game, actor, action, seat)}
+        if seat is None:
+            step["action"] = action
         yield step, table_view(game, env.state_dict(), seat)
 
 
@@ -167,7 +170,9 @@ def replay_html(record: Mapping[str, Any], seat: int | None = None) -> str:
     agents = list(rec.get("agents") or [])
     who = "every hand shown" if seat is None else f"as player_{seat} sees it"
     result = rec.get("result") or {}
-    subtitle = f"{rec['game']}, {rec['num_players']} players, seed {rec['seed']}, {who}"
+    # the seed would let a reader of a seat's view re-deal every hidden card, so only the full view shows it
+    seed = f", seed {rec['seed']}" if seat is None else ""
+    subtitle = f"{rec['game']}, {rec['num_players']} players{seed}, {who}"
     if isinstance(result, Mapping) and "winner" in result:
         subtitle += f"; recorded result: winner player_{result['winner']}"
     data = {"frames": frames, "steps": steps, "agents": agents, "seat": seat}
