@@ -54,6 +54,13 @@ def test_gym_rgb_array_shows_the_learners_hand_only():
     assert np.array_equal(render_rgb(base.game, d, show_seat=0), render_rgb(base.game, alt, show_seat=0))
 
 
+@pytest.mark.parametrize("flat", [False, True])
+def test_gymnasium_check_env_with_rgb_array(flat):
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(gymnasium.make("uno_env/Dice-v0", render_mode="rgb_array", flat_obs=flat).unwrapped)
+
+
 def test_record_video_writes_a_file(tmp_path):
     from gymnasium.wrappers import RecordVideo
 
