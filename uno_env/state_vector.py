@@ -61,6 +61,7 @@ class StateEncoder:
         self._kind = {name: i for i, name in enumerate(game.kinds.names)}
 
     def encode(self, d: Mapping[str, Any]) -> np.ndarray:
+        """The state vector of ``d`` (a ``Game.state_dict`` of this game)."""
         g, o, kind = self.game, self._offset, self._kind
         n, k = g.num_players, g.num_kinds
         v = np.zeros(self.size, dtype=np.float32)

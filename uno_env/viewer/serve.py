@@ -76,6 +76,7 @@ class PlaySession:
         self.new_game()
 
     def new_game(self) -> dict[str, Any]:
+        """Deal the next game (seeds follow on from ``seed``) and return the person's view of it."""
         with self._lock:
             self._log.clear()
             self._lines: list[str] = []
@@ -107,6 +108,7 @@ class PlaySession:
             return self._view()
 
     def view(self) -> dict[str, Any]:
+        """What the page draws: the person's table view, their legal actions, the log, the seats' agent names."""
         with self._lock:
             return self._view()
 
