@@ -30,10 +30,25 @@ def test_state_is_in_state_space_and_follows_its_layout(game, rng):
             assert counts.sum() == len(hand)
             assert all(counts[g.kinds.index(name)] == hand.count(name) for name in hand)
         assert block["top"][g.kinds.index(d["top"])] == 1 and block["top"].sum() == 1
-        assert block["current_seat"].argmax() == d["current_seat"]
-        if game != "dice":  # every card is somewhere: hands + draw pile + discard pile = the deck
-            total = block["hands"].reshape(3, -1).sum(0) + block["draw_pile"] + block["discard_pile"]
-            assert np.array_equal(total, g.spec[:, 3])
+        if d["done"]:
+            assert not block["current_seat"].any()
+        else:
+            assert block["current_seat"].argmax() == d["current_seat"] and block["current_seat"].sum() == 1
+        drawn = block["drawn"]
+        assert drawn.sum() == (d["phase"] == "drawn") and (not drawn.any() or drawn[g.kinds.index(d["drawn"])])
+        assert np.allclose(block["scores"], np.asarray(d["scores"]) / g.rules.target_score)
+        assert block["direction"][0] == d["direction"] and block["pending"][0] == d["pending_draw"]
+        if game != "dice":
+            for pile in ("draw_pile", "discard_pile"):
+                counts = np.zeros(g.num_kinds)
+                for name in d[pile]:
+                    counts[g.kinds.index(name)] += 1
+                assert np.array_equal(block[pile], counts)
+        else:
+            for i, die in enumerate(d["dice"]):
+                loc = die["location"]
+                assert block["bag"][i] == (loc == "bag") and block["centre_die"][i] == (loc == "centre")
+                assert block["die_seat"][i * 3: i * 3 + 3].tolist() == [float(loc == s) for s in range(3)]
 
 
 def test_state_sees_hidden_cards_the_observations_do_not():

@@ -121,7 +121,7 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         Its rows are :attr:`state_layout`; it lies in :attr:`state_space`.  Not for the agents' own inputs.
         """
         self._require_reset("state")
-        return self._state_encoder.encode(self.game.state_dict(self._st))
+        return self._state_encoder.encode(self._st)
 
     @property
     def state_layout(self) -> list[tuple[int, int, str, str]]:
