@@ -251,6 +251,10 @@ def test_serve_refuses_illegal_and_malformed_actions(server):
     assert session.view() == state  # nothing moved
     status, answer = _post(url + "/nowhere", b"{}")
     assert status == 404
+    rebound = urllib.request.Request(url + "/state", headers={"Host": "evil.example:80"})
+    with pytest.raises(urllib.error.HTTPError) as exc:
+        urllib.request.urlopen(rebound, timeout=10)
+    assert exc.value.code == 403
     with urllib.request.urlopen(url + "/state", timeout=10) as r:
         assert json.loads(r.read())["table"] == state["table"]
 

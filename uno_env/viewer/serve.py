@@ -176,6 +176,15 @@ PLAY_PAGE = """<!DOCTYPE html>
 def _handler(session: PlaySession, page: bytes):
     class Handler(BaseHTTPRequestHandler):
         server_version = "uno-env"
+        timeout = 30  # a client that stops sending mid-request frees its thread
+
+        def _local_host(self) -> bool:
+            # another site's page could reach 127.0.0.1 through a rebound DNS name: only answer our own names
+            host = (self.headers.get("Host") or "").rsplit(":", 1)[0]
+            if host in ("127.0.0.1", "localhost"):
+                return True
+            self._json(HTTPStatus.FORBIDDEN, {"error": "only http://127.0.0.1 or http://localhost may use this"})
+            return False
 
         def log_message(self, format, *args):  # quiet: the terminal shows the URL, not every request
             pass
@@ -192,6 +201,8 @@ def _handler(session: PlaySession, page: bytes):
             self._send(status, json.dumps(data).encode(), "application/json")
 
         def do_GET(self):
+            if not self._local_host():
+                return
             if self.path in ("/", "/index.html"):
                 self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
             elif self.path == "/state":
@@ -200,6 +211,8 @@ def _handler(session: PlaySession, page: bytes):
                 self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {self.path}"})
 
         def do_POST(self):
+            if not self._local_host():
+                return
             try:
                 length = int(self.headers.get("Content-Length") or 0)
             except ValueError:
