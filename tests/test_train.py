@@ -149,12 +149,13 @@ def test_snapshot_agent_matches_the_torch_policy(tmp_path, activation):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import uno_env  # noqa: F401  (registers the ids)
-    from uno_env.training.selfplay import SnapshotAgent, export_policy, load_weights, save_weights
-    from uno_env.training.train import _build_model
+    from uno_env.agents.policy import load_weights, save_weights
+    from uno_env.training.algorithms.maskable_ppo import build
+    from uno_env.training.selfplay import SnapshotAgent, export_policy
 
     cfg = load_config(SMOKE, ["policy.net_arch=[32, 16]", f"policy.activation={activation}"])
     venv = DummyVecEnv([lambda: gym.make("uno_env/Classic-v0", opponents="random")])
-    model = _build_model(cfg, venv, str(tmp_path))
+    model = build(cfg, venv, str(tmp_path))
     path = str(tmp_path / "w.npz")
     save_weights(export_policy(model.policy), path, {"name": "t"})
     agent = SnapshotAgent(load_weights(path)[0], deterministic=True)
@@ -176,7 +177,7 @@ def test_snapshot_agent_matches_the_torch_policy(tmp_path, activation):
 
 
 def test_latest_checkpoint_ignores_incomplete(tmp_path):
-    from uno_env.training.train import COMPLETE_MARK, latest_checkpoint
+    from uno_env.training.checkpoints import COMPLETE_MARK, latest_checkpoint
 
     root = tmp_path / "checkpoints"
     for name, complete in (("step_000000001024", True), ("step_000000002048", True),
@@ -189,18 +190,32 @@ def test_latest_checkpoint_ignores_incomplete(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- the pipeline
-def _check_policy_loads(policy: Path, game="classic", num_players=2):
+def _check_policy_loads(policy: Path, game="classic", num_players=2, allow_pickle=False):
     from uno_env.agents.registry import load_agent
     from uno_env.training.evaluate import run_arena
 
-    agent = load_agent(str(policy), game, seed=0)
+    agent = load_agent(str(policy), game, seed=0, allow_pickle=allow_pickle)
     env = __import__("uno_env").raw_env(game, num_players=num_players)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])]
-    res = run_arena([str(policy), "random"], game=game, num_players=num_players,
+    res = run_arena([agent if allow_pickle else str(policy), "random"], game=game, num_players=num_players,
                     rules={"max_turns": 600}, games=4, seed=0)
     assert res.games == 4
+
+
+def _check_plays_without_torch(policy: Path):
+    """The pickle-free policy loads and plays in a process that never imports torch."""
+    code = (
+        "import sys\n"
+        "from uno_env.training.evaluate import run_arena\n"
+        f"res = run_arena([{str(policy)!r}, 'random'], rules={{'max_turns': 600}}, games=4, seed=0)\n"
+        "assert res.games == 4, res\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
 
 
 def test_smoke_run_end_to_end(tmp_path):
@@ -230,7 +245,10 @@ def test_smoke_run_end_to_end(tmp_path):
     assert list((run_dir / "tb").rglob("events.out.tfevents*")), "TensorBoard logs"
     meta = json.loads((run_dir / "policy.json").read_text())
     assert meta["game"] == "classic" and meta["num_players"] == 2 and meta["num_actions"] == 181
-    _check_policy_loads(run_dir / "policy.zip")
+    _check_policy_loads(run_dir / "policy.npz")
+    _check_policy_loads(run_dir, allow_pickle=False)  # the run directory names its policy.npz
+    _check_policy_loads(run_dir / "policy.zip", allow_pickle=True)
+    _check_plays_without_torch(run_dir / "policy.npz")
     # the same run directory again without --resume is refused, with the way out in the message
     assert main(["train", "--config", str(SMOKE), "--run-dir", str(run_dir)]) == 2
 
@@ -269,7 +287,7 @@ def test_resume_after_kill(tmp_path):
     assert report["steps"] == total
     assert report["sessions"] == 2
     assert report["config"]["total_steps"] == total  # the run's own config came back from the checkpoint
-    _check_policy_loads(run_dir / "policy.zip")
+    _check_policy_loads(run_dir / "policy.npz")
     # resuming a finished run only redoes the final evaluation and the report
     r = _cli("--run-dir", str(run_dir), "--config", str(SMOKE), "--resume", "--no-progress")
     assert r.returncode == 0, r.stdout + r.stderr
