@@ -79,6 +79,65 @@ def test_bad_config_is_named(data, words):
         assert w in msg, (w, msg)
 
 
+# the reproducers of values that used to pass the checks and then crash training with a traceback
+BAD_VALUES = [
+    ("seed=-1", ["'seed'", ">= 0", "-1"]),
+    ("seed=5000000000", ["'seed'", f"<= {2**32 - 1}", "5000000000"]),
+    ("device=banana", ["'device'", "cpu", "cuda", "'banana'"]),
+    ("ppo.learning_rate=.nan", ["'ppo.learning_rate'", "finite", "nan"]),
+    ("ppo.gamma=.nan", ["'ppo.gamma'", "finite", "nan"]),
+    ("ppo.gamma=.inf", ["'ppo.gamma'", "finite", "inf"]),
+    ("evaluation.seed=-5", ["'evaluation.seed'", ">= 0"]),
+    ("runs_dir=/proc/nope", ["'runs_dir'", "/proc/nope"]),
+    ("algorithm=dqn", ["'algorithm'", "'dqn'", "maskable_ppo"]),
+]
+
+
+@pytest.mark.parametrize("override, words", BAD_VALUES, ids=[b[0] for b in BAD_VALUES])
+def test_bad_values_are_refused_before_anything_starts(override, words, tmp_path, capsys):
+    from uno_env.cli import main
+
+    with pytest.raises(ConfigError) as info:
+        load_config(SMOKE, [override])
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+    argv = ["train", "--config", str(SMOKE), "--set", override]
+    if not override.startswith("runs_dir"):
+        argv += ["--run-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words[0] in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("override", ["seed=-1", "seed=5000000000", "ppo.lr=.nan", "ppo.gamma=.nan",
+                                      "runs_dir=/proc/nope"])
+def test_rllib_config_refuses_the_same_values(override):
+    from uno_env.training.config import load_rllib_config
+
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=f"'{key}'"):
+        load_rllib_config("rllib_classic", [override])
+
+
+def test_run_dir_that_cannot_be_written(tmp_path, capsys):
+    from uno_env.cli import main
+
+    assert main(["train", "--config", str(SMOKE), "--run-dir", "/proc/nope/run"]) == 2
+    assert "--run-dir" in capsys.readouterr().err
+
+
+def test_configs_by_name():
+    from uno_env.training.config import packaged_configs, resolve_config
+
+    names = packaged_configs()
+    assert {"classic_ppo", "classic_ppo_long", "pocket_ppo", "dice_ppo", "smoke", "rllib_classic"} <= set(names)
+    assert load_config("smoke") == load_config(SMOKE)
+    assert Path(resolve_config("classic_ppo")).read_text() == (ROOT / "configs/train/classic_ppo.yaml").read_text()
+    with pytest.raises(ConfigError, match="did you mean 'classic_ppo'.*packaged configs"):
+        load_config("clasic_ppo")
+
+
 def test_missing_and_malformed_files(tmp_path):
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "nope.yaml")
