@@ -130,6 +130,8 @@ def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: b
             f"unknown agent {spec!r}: not a baseline ({', '.join(BASELINES)}) and not the path of a saved policy"
         )
     path = Path(spec)
+    if not path.exists() and path.suffix not in (".npz", ".zip"):  # the suffix may be left out
+        path = next((p for p in (Path(spec + ".npz"), Path(spec + ".zip")) if p.exists()), path)
     if not path.exists():
         raise FileNotFoundError(f"agent {spec!r}: no such file (expected a baseline name or a saved policy, "
                                 f"e.g. runs/NAME/policy.npz)")
