@@ -357,3 +357,90 @@ def test_resume_without_a_run_is_an_error(tmp_path):
     from uno_env.cli import main
 
     assert main(["train", "--config", str(SMOKE), "--run-dir", str(tmp_path / "nothing"), "--resume"]) == 2
+
+
+FAKE_TRAINER = '''
+"""A stand-in trainer: what a second algorithm must provide (training/algorithms/__init__.py)."""
+import json
+import numpy as np
+from uno_env.agents.policy import PolicyWeights
+
+LABEL = "fake"
+ROLLOUT = 512
+
+
+class _Venv:
+    def seed(self, seed):
+        self.seeded = seed
+
+    def close(self):
+        pass
+
+    def env_method(self, name, *args):
+        return [None]
+
+
+def make_env(cfg, pool, seed):
+    return _Venv()
+
+
+def _weights(game_dims, step):
+    obs_dim, num_actions = game_dims
+    rng = np.random.default_rng(step)
+    return PolicyWeights([rng.normal(size=(num_actions, obs_dim + num_actions)).astype(np.float32)],
+                         [np.zeros(num_actions, np.float32)], "tanh", "symlog", True)
+
+
+def build(cfg, venv, run_dir):
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    g = Game(make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules))
+    return {"steps": 0, "dims": [g.obs_dim, g.num_actions]}
+
+
+def load(path, cfg, venv, run_dir):
+    with open(path) as f:
+        return json.load(f)
+
+
+def learn(model, steps, run):
+    target = model["steps"] + steps
+    while model["steps"] < target:
+        run.between_rollouts(model, model["steps"], lambda key, value: None)
+        model["steps"] += ROLLOUT
+        run.advance(ROLLOUT)
+
+
+def num_steps(model):
+    return model["steps"]
+
+
+def save(model, path):
+    with open(path, "w") as f:
+        json.dump(model, f)
+
+
+def export(model):
+    return _weights(model["dims"], model["steps"])
+'''
+
+
+def test_a_second_algorithm_is_one_module_and_one_entry(tmp_path, monkeypatch):
+    """A trainer plugs in through training.algorithms.ALGORITHMS alone: the run directory, pool snapshots,
+    evaluations, checkpoints, the pickle-free policy and the report come from the shared modules."""
+    from uno_env.cli import main
+    from uno_env.training.algorithms import ALGORITHMS
+
+    (tmp_path / "fake_trainer.py").write_text(FAKE_TRAINER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(ALGORITHMS, "fake", "fake_trainer")
+    run_dir = tmp_path / "run"
+    assert main(["train", "--config", str(SMOKE), "--set", "algorithm=fake", "--run-dir", str(run_dir),
+                 "--no-progress", "--set", "tensorboard=false"]) == 0
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["steps"] == 4096 and report["config"]["algorithm"] == "fake"
+    assert report["pool"] and report["eval_history"]
+    assert json.loads((run_dir / "policy.json").read_text())["algorithm"] == "fake"
+    assert (run_dir / "policy.zip").is_file()  # the trainer's own save, whatever its format
+    _check_policy_loads(run_dir / "policy.npz")
