@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
