@@ -1,14 +1,15 @@
 """``uno-env train-rllib``: multi-agent PPO with Ray RLlib (new API stack) on the same UNO environments.
 
-    uno-env train-rllib --config configs/train/rllib_classic.yaml
-    uno-env train-rllib --config configs/train/rllib_classic.yaml --num-env-runners 8 --num-envs-per-env-runner 16
+    uno-env train-rllib                                   # the packaged config rllib_classic
+    uno-env train-rllib --config rllib_classic --num-env-runners 8 --num-envs-per-env-runner 16
     RAY_ADDRESS=auto uno-env train-rllib --config ...            # or: ray job submit --working-dir . -- uno-env ...
 
 Single-machine Stable-Baselines3 (``uno-env train``) is the default way to train; this is how the same training
 scales from one machine to a Ray cluster.  The script reads top to bottom:
 
-1. **Config**: YAML + ``--set section.key=value`` overrides into :class:`RllibTrainConfig`, checked before Ray
-   starts (unknown keys, types and ranges, the rules).
+1. **Config**: a packaged config's name or a YAML path + ``--set section.key=value`` overrides into
+   :class:`training.config.RllibTrainConfig` (the config system of ``uno-env train`` too), checked before Ray
+   starts (unknown keys, types and ranges, the rules, ``runs_dir``).
 2. **Ray**: ``ray.init()`` on this machine, or the cluster at ``ray.address`` / ``$RAY_ADDRESS`` (what
    ``ray job submit`` sets).
 3. **Environment**: :class:`training.rllib_adapter.UnoMultiAgentEnv`, our AEC env through RLlib's PettingZoo
@@ -17,18 +18,20 @@ scales from one machine to a Ray cluster.  The script reads top to bottom:
    ``snapshot_<k>``, frozen copies of ``main`` for self-play; ``baseline_<name>``, frozen baselines from
    ``agents/`` (:class:`BaselineRLModule`).  Only ``main`` is trained.
 5. **Seats**: :class:`SeatMapping` maps each seat to a module per episode: one seat is always ``main``; every
-   other seat is a snapshot (probability ``opponents.selfplay_prob``, once there is one), a baseline
+   other seat is drawn from the opponent pool of ``uno-env train`` (:class:`training.pool.OpponentPool`): a snapshot (probability ``opponents.selfplay_prob``, once there is one), a baseline
    (``opponents.baseline_prob``) or ``main`` too.  ``baseline_prob: 0`` and ``selfplay_prob: 0`` is one shared
    policy for every seat; ``baseline_prob: 1`` is the learner against frozen baselines.
 6. **Self-play**: :class:`SelfPlayCallback` copies ``main``'s weights into the next snapshot slot every
    ``opponents.snapshot_every`` iterations (from ``opponents.selfplay_start`` on) and logs ``main``'s win rate
    against each kind of opponent.
 7. **Evaluation**: every ``evaluation.every`` iterations RLlib calls :func:`arena_evaluation`, which plays the
-   arena (``training.evaluate.run_arena``) with the current ``main`` against each baseline; the win rates land
+   arena (``training.evaluate.against_baselines``, as ``uno-env train`` does) with the current ``main`` against each baseline; the win rates land
    in the result under ``evaluation/arena`` and in ``progress.jsonl``.
 8. **Checkpoints**: ``checkpoints/iter_<N>/`` every ``checkpoint_every`` iterations and ``final/`` at the end
    (RLlib algorithm checkpoints plus ``uno_env_rllib.json``); ``--restore PATH`` continues from one, and
-   ``uno-env evaluate runs/NAME/final random`` plays the trained policy (:func:`training.rllib_module.load_rllib_agent`).
+   ``uno-env evaluate runs/NAME/final random`` plays the trained policy from the pickle-free ``policy.npz``
+   written into every checkpoint (:func:`export_policy`); the RLlib checkpoint itself loads only when trusted
+   (``--trust-pickle``, :func:`uno_env.agents.rllib_policy.load_rllib_agent`).
 
 Run directory ``runs/<name>/``: ``config.yaml`` (resolved), ``progress.jsonl`` (one line per iteration),
 ``checkpoints/``, ``final/``.
