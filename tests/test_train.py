@@ -444,3 +444,16 @@ def test_a_second_algorithm_is_one_module_and_one_entry(tmp_path, monkeypatch):
     assert json.loads((run_dir / "policy.json").read_text())["algorithm"] == "fake"
     assert (run_dir / "policy.zip").is_file()  # the trainer's own save, whatever its format
     _check_policy_loads(run_dir / "policy.npz")
+
+
+def test_a_device_this_machine_lacks_is_an_error_before_training(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    from uno_env.cli import main
+
+    assert main(["train", "--config", str(SMOKE), "--set", "device=cuda:0", "--run-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "'device'" in err and "not available" in err
+    assert not (tmp_path / "r").exists()
