@@ -16,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytestmark = pytest.mark.slow  # builds a wheel, a venv, installs numba & co. and compiles the core: ~2 minutes
+pytestmark = pytest.mark.slow  # builds a wheel, a venv, installs numba & co. and compiles the core: 2-3 minutes
 
 USER_SCRIPT = textwrap.dedent('''
     import os, sys
@@ -54,7 +54,9 @@ def _run(cmd, **kw):
 
 def test_wheel_installs_and_plays_next_to_a_users_agents_package(tmp_path):
     dist = tmp_path / "dist"
-    _run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "-q", "-w", str(dist)])
+    # the build backend of this environment (setuptools) builds it: no isolated build environment to set up
+    _run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w",
+          str(dist)])
     (wheel,) = dist.glob("uno_env-*.whl")
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", str(venv)])
