@@ -104,11 +104,12 @@ def _is_rllib_checkpoint(path: Path) -> bool:
 
 
 def _refuse(spec: str, kind: str, instead: Path | None) -> UntrustedPolicyError:
-    alt = (f"load the pickle-free policy written beside it ({instead}) or, " if instead is not None
-           else "export it to the pickle-free .npz format or, ")
+    alt = (f"load the pickle-free policy written beside it ({instead})" if instead is not None
+           else "use a pickle-free policy.npz instead (uno-env's trainers write one with every policy)")
     return UntrustedPolicyError(
         f"agent {spec!r} is {kind}: loading it unpickles Python objects, so a crafted file can run any code. "
-        f"To play it, {alt}if you trust where it came from, pass --trust-pickle (allow_pickle=True in Python)")
+        f"To play it safely, {alt}; if you trust where it came from, pass --trust-pickle (allow_pickle=True in "
+        f"Python)")
 
 
 def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: bool = False):
