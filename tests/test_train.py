@@ -457,3 +457,22 @@ def test_a_device_this_machine_lacks_is_an_error_before_training(tmp_path, capsy
     err = capsys.readouterr().err
     assert "'device'" in err and "not available" in err
     assert not (tmp_path / "r").exists()
+
+
+def test_the_pool_in_rllib_mode_draws_snapshots_baselines_and_the_learner():
+    from uno_env.training.pool import SELF, SNAPSHOT_PREFIX, OpponentPool
+
+    pool = OpponentPool({"random": 1.0, "heuristic": 1.0}, selfplay_prob=0.3, latest_prob=1.0, pool_size=2,
+                        seed=3, baseline_prob=0.3)
+    before = pool.sample(4000)
+    assert before.count(SELF) / 4000 == pytest.approx(0.7, abs=0.03)  # no snapshot yet: the learner instead
+    pool.selfplay_active = True
+    pool.snapshots = [{"name": "old", "path": "slot0", "step": 0}, {"name": "new", "path": "slot1", "step": 0}]
+    draws = pool.sample(8000)
+    assert set(draws) == {SELF, "random", "heuristic", SNAPSHOT_PREFIX + "slot1"}  # latest_prob 1: the newest
+    share = {k: draws.count(k) / 8000 for k in set(draws)}
+    assert share[SNAPSHOT_PREFIX + "slot1"] == pytest.approx(0.3, abs=0.03)
+    assert share["random"] + share["heuristic"] == pytest.approx(0.3, abs=0.03)
+    assert share[SELF] == pytest.approx(0.4, abs=0.03)
+    probs = pool.probabilities()
+    assert sum(probs.values()) == pytest.approx(1.0) and probs[SELF] == pytest.approx(0.4)
