@@ -15,6 +15,8 @@ SUBCOMMANDS = {
     "train": ("uno_env.training.train", "train a MaskablePPO agent (Stable-Baselines3)"),
     "train-rllib": ("uno_env.training.rllib_train", "train with Ray RLlib (needs the rllib extra)"),
     "rules": ("uno_env.config", "print the rules options table of a game"),
+    "replay": ("uno_env.viewer.replay_cli", "replay a recorded game in the terminal, or write it as a web page"),
+    "serve": ("uno_env.viewer.serve", "play agents in the browser (a local page on 127.0.0.1)"),
 }
 
 
