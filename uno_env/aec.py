@@ -14,6 +14,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from ._exact_copy import ExactCopy
 from .config import RuleConfig, make_rules
 from .core import engine as E
 from .core.game import Game, GameMetadata
@@ -39,7 +40,7 @@ class OrderError(RuntimeError, AssertionError):
     """Called in the wrong order (e.g. step before reset, a live action for a finished agent)."""
 
 
-class raw_env(GameMetadata, AECEnv, EzPickle):
+class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     """UNO as a PettingZoo AEC environment. See the package README for the rules, observation and action tables."""
 
     metadata = {"name": "uno_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
@@ -98,6 +99,11 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._cached_seat = -1
         self._rewards_set = False
         self._num_actions = a
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self._st = self._state[0]  # views do not survive a copy: point them at the copied rows again
+        self._r = self._rng[0]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]

@@ -29,6 +29,7 @@ import gymnasium
 import numpy as np
 from gymnasium.utils import EzPickle
 
+from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
 from .core import engine as E
@@ -68,7 +69,7 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         return f"MaskedDiscrete({self.n})"
 
 
-class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
+class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
     """UNO for one learner against scripted opponents (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
@@ -111,6 +112,10 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         self.reward_range = self.game.reward_range
         self._has_reset = False
         self._done = False
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self.action_space._legal_mask = self._mask  # MaskedDiscrete drops its link to the mask when copied
 
     # ------------------------------------------------------------------------------------------ set-up
     def _make_opponents(self, opponents: Any, n: int) -> list[Any]:

@@ -38,6 +38,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
 from .core import batch as K
@@ -116,7 +117,7 @@ class RandomLegalPolicy:
 
 
 # ---------------------------------------------------------------------------------------------- shared machinery
-class _VectorBase(GameMetadata):
+class _VectorBase(ExactCopy, GameMetadata):
     """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
 
     def __init__(self, game: str, num_envs: int, num_players: int | None, rules: Any, seed: int | None,
@@ -156,6 +157,13 @@ class _VectorBase(GameMetadata):
         self._blocks = np.zeros(B, dtype=np.int64)  # seed lists drawn from each game's generator so far
         self._all = np.arange(B, dtype=np.int64)
         self._has_reset = False
+        self._link_infos()
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self._link_infos()  # views of the copied result columns, not of the original's
+
+    def _link_infos(self) -> None:
         self.infos = {
             "winner": self._final[:, K.F_WINNER],
             "episode_turns": self._final[:, K.F_TURNS],
@@ -556,7 +564,7 @@ def _gym_vector_class():
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
 
-    class UnoGymVectorEnv(VectorEnv):
+    class UnoGymVectorEnv(ExactCopy, VectorEnv):
         """Gymnasium vector env over :class:`UnoSingleAgentVectorEnv` (same-step autoreset).
 
         Observations are ``{"observation": (B, D) float32, "action_mask": (B, A) int8}``; ``action_masks()``
@@ -617,6 +625,9 @@ def _gym_vector_class():
         def close_extras(self, **kwargs) -> None:
             self.env.close()
 
+    # pickle finds the class through the module's __getattr__ (copies of a vector env pickle it by name)
+    UnoGymVectorEnv.__qualname__ = "UnoGymVectorEnv"
+    UnoGymVectorEnv.__module__ = __name__
     return UnoGymVectorEnv
 
 
@@ -647,7 +658,7 @@ def _sb3_vec_env_class():
     import gymnasium
     from stable_baselines3.common.vec_env import VecEnv
 
-    class UnoSB3VecEnv(VecEnv):
+    class UnoSB3VecEnv(ExactCopy, VecEnv):
         """A stable-baselines3 ``VecEnv`` over :class:`UnoSingleAgentVectorEnv`, for MaskablePPO without subprocesses.
 
         ``dict_obs=True``: observations ``{"observation", "action_mask"}`` (``MultiInputPolicy``); False: the
@@ -749,6 +760,8 @@ def _sb3_vec_env_class():
         def get_images(self):
             return [None for _ in range(self.num_envs)]
 
+    UnoSB3VecEnv.__qualname__ = "UnoSB3VecEnv"
+    UnoSB3VecEnv.__module__ = __name__
     return UnoSB3VecEnv
 
 
