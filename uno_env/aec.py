@@ -6,6 +6,7 @@ checks inside the environment, because three stacked wrappers' attribute forward
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any, Mapping
 
 import gymnasium
@@ -244,8 +245,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._was_dead_step(None)
 
     def _as_action(self, action: Any) -> int:
-        """Accept numpy integers (and 0-d integer arrays); anything else is a clear error, never a guess."""
-        if isinstance(action, np.integer) or (
+        """Accept any integer (numpy integers, IntEnum members, 0-d integer arrays) but bool; anything else is a
+        clear error, never a guess (a float or a bool is almost always a bug in the caller)."""
+        if (isinstance(action, numbers.Integral) and not isinstance(action, (bool, np.bool_))) or (
             isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
         ):
             return int(action)
