@@ -24,6 +24,8 @@ from typing import Any, Literal, Mapping, Optional, Union
 
 import yaml
 
+from uno_env.yaml_io import YAMLLimitError, load_yaml_file
+
 __all__ = ["ConfigError", "TrainConfig", "EnvConfig", "PolicyConfig", "PPOConfig", "OpponentConfig",
            "EvalConfig", "load_config", "parse_overrides", "config_from_dict", "config_to_dict"]
 
@@ -371,10 +373,11 @@ def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
     if os.path.isdir(path):
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file")
     try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
+        data = load_yaml_file(path)
     except OSError as e:
         raise ConfigError(f"config file {path!r}: cannot read it: {e.strerror or e}") from None
+    except YAMLLimitError as e:
+        raise ConfigError(f"config file {path!r}: refused: {e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
