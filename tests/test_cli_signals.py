@@ -77,3 +77,12 @@ def test_intenum_and_numpy_integer_actions_are_accepted(game):
     s = UnoSingleAgentVectorEnv(game, num_envs=2, seed=0)
     obs, masks = s.reset()
     s.step(np.array([_legal_enum(m) for m in masks]))
+
+
+def test_observe_an_unknown_agent_names_the_agents():
+    env = uno_env.raw_env("pocket")
+    env.reset(seed=0)
+    with pytest.raises(KeyError, match="unknown agent 'player_9'; the agents are player_0, player_1"):
+        env.observe("player_9")
+    with pytest.raises(KeyError, match="unknown agent"):
+        env.observe(["x"] * 10**6)

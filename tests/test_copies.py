@@ -164,3 +164,26 @@ def test_gym_and_sb3_vector_copy_continues_identically(how, face):
                 info.get("episode", {}).pop("t", None)
         _same(list(out), list(out2), f"step {i}")
         obs = out[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_soak_copies_at_random_steps(game):
+    """Many games: copy (by each method) at a random step, play both on, and compare every step to the end."""
+    rng = np.random.default_rng(99)
+    methods = list(COPIES.values())
+    for g in range(150):
+        env = uno_env.raw_env(game, num_players=int(rng.integers(2, 5)))
+        env.reset(seed=g)
+        cut = int(rng.integers(0, 60))
+        clone = None
+        step = 0
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            if step == cut:
+                clone = methods[g % len(methods)](env)
+            action = int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+            env.step(action)
+            if clone is not None:
+                clone.step(action)
+                _same(_aec_view(env), _aec_view(clone), f"game {g} step {step}")
+            step += 1

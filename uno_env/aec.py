@@ -17,6 +17,7 @@ from pettingzoo.utils.env_logger import EnvLogger
 
 from ._exact_copy import ExactCopy
 from .config import RuleConfig, make_rules
+from .yaml_io import short_repr
 from .core import engine as E
 from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
@@ -161,7 +162,11 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown agent {short_repr(agent)}; the agents are "
+                           f"{', '.join(self.possible_agents)}") from None
         if seat == self._cached_seat:  # step() already observed for the seat to act
             return {"observation": self._cached_obs.copy(),
                     "action_mask": self._mask.copy() if self._live else self._zero_mask.copy()}
