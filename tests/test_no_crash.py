@@ -86,6 +86,25 @@ CHILD = textwrap.dedent('''
         finally:
             dice.states[:] = saved
     attempt("dice_refresh_huge_bag", dice_bag)
+
+    def dice_check_invariants():
+        saved = dice.states.copy()
+        dice.states[1, E.S_DRAW_N] = 10**8
+        try:
+            print("bad games:", dice.check_invariants().tolist(), file=sys.stderr)
+            assert dice.check_invariants().tolist() == [1]
+        finally:
+            dice.states[:] = saved
+    attempt("dice_check_invariants_huge_bag", dice_check_invariants)
+
+    def hand_size_refresh():
+        saved = env.states.copy()
+        env.states[1, E.O_HAND_N + 1] = -7
+        try:
+            env.refresh()
+        finally:
+            env.states[:] = saved
+    attempt("refresh_negative_hand_size", hand_size_refresh)
     attempt("after_errors_still_steps", lambda: env.step(np.array(
         [int(np.flatnonzero(m)[0]) for m in env.masks])) and env.refresh())
 
@@ -119,6 +138,8 @@ def outcomes() -> dict[str, str]:
     ("restore_wrong_shape", ["ValueError", "snapshot"]),
     ("dice_refresh_huge_bag", ["ValueError", "game 0", "draw pile size"]),
     ("after_errors_still_steps", ["no error"]),
+    ("dice_check_invariants_huge_bag", ["no error"]),
+    ("refresh_negative_hand_size", ["ValueError", "game 1", "hand size is -7"]),
     ("learner_never_acts", ["ValueError", "learner_seat", "[2]", "max_turns=1"]),
     ("learner_never_acts_policy", ["ValueError", "learner_seat", "[3]"]),
 ])

@@ -116,6 +116,52 @@ class RandomLegalPolicy:
         return int(self.act_batch(None, np.asarray(action_mask)[None, :])[0])
 
 
+def _field_ranges(game: Game) -> list[tuple[str, int, int, int]]:
+    """(name, column, lowest, highest) of every state scalar the kernels use as an index or a loop bound."""
+    n, k = game.num_players, game.num_kinds
+    nd = game.dice.shape[0] if game.name == "dice" else 0
+    return [
+        ("current seat", E.S_CUR, 0, n - 1), ("phase", E.S_PHASE, 0, E.NUM_PHASES - 1),
+        ("direction", E.S_DIR, -1, 1), ("top kind", E.S_TOP, 0, k - 1), ("colour", E.S_COLOUR, 0, 3),
+        ("pending draw", E.S_PENDING, 0, E.MAX_ITEMS),
+        ("pending symbol", E.S_PENDING_SYM, -1, int(game.spec[:, 1].max())),
+        ("wild draw player", E.S_WD_PLAYER, -1, n - 1), ("wild draw guilty", E.S_WD_GUILTY, 0, 1),
+        ("drawn kind", E.S_DRAWN, -1, k - 1), ("drawn die", E.S_DRAWN_DIE, -1, nd - 1),
+        ("UNO missed seat", E.S_UNO_MISSED, -1, n - 1), ("jump-in seat", E.S_JUMP_ASK, -1, n - 1),
+        ("jump-in opener", E.S_JUMP_FROM, -1, n - 1), ("dealer", E.S_DEALER, 0, n - 1),
+        ("round", E.S_ROUND, 0, 2**31 - 1), ("turns", E.S_TURNS, 0, 2**31 - 1), ("done", E.S_DONE, 0, 2),
+        ("round winner", E.S_WINNER, -1, n - 1), ("draw pile size", E.S_DRAW_N, 0, nd if nd else E.MAX_ITEMS),
+        ("discard pile size", E.S_DISC_N, 1, 1 if nd else E.MAX_ITEMS), ("continuation", E.S_CONT, 0, 1),
+        ("last player", E.S_LAST_PLAYER, -1, n - 1), ("match winner", E.S_MATCH_WINNER, -1, n - 1),
+        ("played flag", E.S_PLAYED, 0, 1),
+    ]
+
+
+def _range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
+    """(B,) bool: rows with a field out of range (unsafe for any kernel, even the invariant checker), and what is
+    wrong with the first of them ('' if none)."""
+    n = game.num_players
+    nd = game.dice.shape[0] if game.name == "dice" else 0
+    bad = np.zeros(states.shape[0], dtype=bool)
+    first = ""
+    checks = [(f"{name} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == E.S_DIR else ""), states[:, col],
+               (states[:, col] < lo) | (states[:, col] > hi) | ((states[:, col] == 0) if col == E.S_DIR else False))
+              for name, col, lo, hi in _field_ranges(game)]
+    sizes = states[:, E.S_DRAW_N].astype(np.int64) + states[:, E.S_DISC_N]
+    checks.append(("the piles hold {} items, more than the game has", sizes, sizes > (nd if nd else E.MAX_ITEMS)))
+    for name, start, lo, hi in (("UNO call flag", E.O_CALLED, 0, 1), ("hand size", E.O_HAND_N, 0, E.MAX_ITEMS)):
+        block = states[:, start: start + n]
+        out_of_range = (block < lo) | (block > hi)
+        first_bad = block[np.arange(block.shape[0]), out_of_range.argmax(axis=1)]
+        checks.append((f"a {name} is {{}}, outside {lo}..{hi}", first_bad, out_of_range.any(axis=1)))
+    for message, values, fault in checks:
+        if fault.any() and not first:
+            b = int(np.flatnonzero(fault)[0])
+            first = f"game {b}: " + message.format(int(values[b]))
+        bad |= fault
+    return bad, first
+
+
 def _row_problem(game: Game, states: np.ndarray) -> str:
     """'' when every state row is one the compiled kernels can read safely, else the first game and field that is
     not.  The ranges bound every index the kernels compute from a state; the compiled invariant checker (run
@@ -123,42 +169,9 @@ def _row_problem(game: Game, states: np.ndarray) -> str:
     if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2 \
             or states.shape[1] != E.STATE_LEN:
         return f"state rows must be an int32 array of shape (B, {E.STATE_LEN})"
-    n, k = game.num_players, game.num_kinds
-    nd = game.dice.shape[0] if game.name == "dice" else 0
-    max_sym = int(game.spec[:, 1].max())
-    pile_cap = nd if nd else E.MAX_ITEMS
-    ranges = (
-        ("current seat", E.S_CUR, 0, n - 1), ("phase", E.S_PHASE, 0, E.NUM_PHASES - 1),
-        ("direction", E.S_DIR, -1, 1), ("top kind", E.S_TOP, 0, k - 1), ("colour", E.S_COLOUR, 0, 3),
-        ("pending draw", E.S_PENDING, 0, E.MAX_ITEMS), ("pending symbol", E.S_PENDING_SYM, -1, max_sym),
-        ("wild draw player", E.S_WD_PLAYER, -1, n - 1), ("wild draw guilty", E.S_WD_GUILTY, 0, 1),
-        ("drawn kind", E.S_DRAWN, -1, k - 1), ("drawn die", E.S_DRAWN_DIE, -1, nd - 1),
-        ("UNO missed seat", E.S_UNO_MISSED, -1, n - 1), ("jump-in seat", E.S_JUMP_ASK, -1, n - 1),
-        ("jump-in opener", E.S_JUMP_FROM, -1, n - 1), ("dealer", E.S_DEALER, 0, n - 1),
-        ("round", E.S_ROUND, 0, 2**31 - 1), ("turns", E.S_TURNS, 0, 2**31 - 1), ("done", E.S_DONE, 0, 2),
-        ("round winner", E.S_WINNER, -1, n - 1), ("draw pile size", E.S_DRAW_N, 0, pile_cap),
-        ("discard pile size", E.S_DISC_N, 1, 1 if nd else E.MAX_ITEMS), ("continuation", E.S_CONT, 0, 1),
-        ("last player", E.S_LAST_PLAYER, -1, n - 1), ("match winner", E.S_MATCH_WINNER, -1, n - 1),
-        ("played flag", E.S_PLAYED, 0, 1),
-    )
-    for name, col, lo, hi in ranges:
-        v = states[:, col]
-        bad = np.flatnonzero((v < lo) | (v > hi) | ((v == 0) if col == E.S_DIR else False))
-        if bad.size:
-            b = int(bad[0])
-            return f"game {b}: {name} is {int(states[b, col])}, outside {lo}..{hi}" + (
-                " (and not 0)" if col == E.S_DIR else "")
-    sizes = states[:, E.S_DRAW_N].astype(np.int64) + states[:, E.S_DISC_N]
-    bad = np.flatnonzero(sizes > (nd if nd else E.MAX_ITEMS))
-    if bad.size:
-        return f"game {int(bad[0])}: the piles hold {int(sizes[bad[0]])} items, more than the game has"
-    for name, start, width, lo, hi in (("UNO call flag", E.O_CALLED, n, 0, 1),
-                                       ("hand size", E.O_HAND_N, n, 0, E.MAX_ITEMS)):
-        block = states[:, start: start + width]
-        bad = np.argwhere((block < lo) | (block > hi))
-        if bad.size:
-            b, s = (int(x) for x in bad[0])
-            return f"game {b}: {name} of seat {s} is {int(block[b, s])}, outside {lo}..{hi}"
+    bad, first = _range_faults(game, states)
+    if bad.any():
+        return first
     codes = np.zeros(states.shape[0], dtype=np.int64)
     K.check_states(states, game.cfg, game.spec, game.dice, codes)
     bad = np.flatnonzero(codes)
@@ -386,8 +399,13 @@ class _VectorBase(ExactCopy, GameMetadata):
 
     def check_invariants(self) -> np.ndarray:
         """Indices of the games whose state breaks an invariant (conservation, counts, seat, top card)."""
+        unsafe, _ = _range_faults(self.game, self._states)  # rows the compiled checker itself cannot read safely
         out = np.zeros(self.num_envs, dtype=np.int64)
-        K.check_states(self._states, self._cfg, self._spec, self._dice, out)
+        safe = np.flatnonzero(~unsafe)
+        codes = np.zeros(safe.size, dtype=np.int64)
+        K.check_states(np.ascontiguousarray(self._states[safe]), self._cfg, self._spec, self._dice, codes)
+        out[safe] = codes
+        out[unsafe] = 1
         return np.flatnonzero(out)
 
     def snapshot(self) -> tuple[np.ndarray, ...]:
