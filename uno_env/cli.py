@@ -56,8 +56,9 @@ def _main(argv: list[str] | None) -> int:
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
-        print(f"uno-env {name}: cannot import {module}: {exc}. Install the extra it needs, e.g. "
-              f"pip install -e '.[train]' (or '.[rllib]' for train-rllib).", file=sys.stderr)
+        extra = "train,rllib" if name == "train-rllib" else "train"
+        print(f"uno-env {name}: cannot import {module}: {exc}. Install the extra it needs: "
+              f"pip install 'uno-env[{extra}]'", file=sys.stderr)
         return 1
     mod.add_arguments(sub_parser)
     args = sub_parser.parse_args(argv[1:])
