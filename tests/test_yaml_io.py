@@ -9,7 +9,7 @@ import pytest
 import uno_env
 from uno_env.config import RuleConfig, make_rules
 from uno_env.core.dice_set import load_dice_set
-from uno_env.training.config import ConfigError, read_yaml
+from uno_env.training.config import ConfigError, parse_overrides, read_yaml
 from uno_env.yaml_io import MAX_BYTES, YAMLLimitError, load_yaml, short_repr
 
 BOMB = """\
@@ -91,6 +91,10 @@ def test_training_config_refusals_are_config_errors(tmp_path):
     path.write_text("seed: 1\nseed: 2\n")
     with pytest.raises(ConfigError, match="duplicate key 'seed'"):
         read_yaml(path)
+    bomb = "[" + ", ".join(f"&a{i} [" + ", ".join([f"*a{i - 1}" if i else "1"] * 9) + "]" for i in range(8)) + "]"
+    assert len(bomb) < 500
+    with pytest.raises(ConfigError, match="--set seed: refused"):
+        parse_overrides([f"seed={bomb}"])
 
 
 # ---------------------------------------------------------------------------------------------- num_players twice

@@ -36,7 +36,7 @@ from typing import Any, Literal, Mapping, Optional, Union
 
 import yaml
 
-from uno_env.yaml_io import YAMLLimitError, load_yaml_file
+from uno_env.yaml_io import YAMLLimitError, load_yaml, load_yaml_file
 
 __all__ = ["ConfigError", "TrainConfig", "EnvConfig", "GameConfig", "PolicyConfig", "PPOConfig", "PoolConfig",
            "OpponentConfig", "EvalConfig", "RllibTrainConfig", "load_config", "load_rllib_config",
@@ -631,7 +631,9 @@ def parse_overrides(items: list[str] | None) -> list[tuple[list[str], Any]]:
         if not key or any(not p for p in key.split(".")):
             raise ConfigError(f"--set {item!r}: bad key {key!r}")
         try:
-            value = yaml.safe_load(text) if text.strip() else ""
+            value = load_yaml(text) if text.strip() else ""
+        except YAMLLimitError as e:
+            raise ConfigError(f"--set {key}: refused: {e}") from None
         except yaml.YAMLError:
             value = text
         out.append((key.split("."), value))
