@@ -17,7 +17,8 @@ import pytest
 
 import uno_env
 from uno_env.cli import main as cli_main
-from uno_env.viewer import RecordError, replay_html, table_view
+from uno_env.record import RecordError
+from uno_env.viewer import replay_html, table_view
 from uno_env.viewer.serve import PlaySession, make_server
 
 TIMEOUT_MS = 15_000
@@ -70,7 +71,7 @@ def make_record(game="classic", num_players=2, seed=7, steps=40) -> dict:
         env.step(a)
     return {"format": "uno-env-record", "version": 1, "game": game, "num_players": num_players,
             "rules": env.unwrapped.rules.to_dict(), "seed": seed, "agents": ["random"] * num_players,
-            "actions": actions, "result": {}}
+            "actions": actions, "result": None}
 
 
 def _states(rec):
@@ -174,8 +175,8 @@ def test_dice_hands_are_public_in_every_view():
 @pytest.mark.parametrize("change, words", [
     ({"format": "other"}, "format"),
     ({"version": 2}, "version"),
-    ({"actions": [0, "x"]}, r"actions\[1\]"),
-    ({"actions": [180]}, r"actions\[0\].*not legal"),
+    ({"actions": [0, "x"]}, r"'actions'.*item 1"),
+    ({"actions": [180]}, r"step 0: action 180.*not legal"),
     ({"num_players": True}, "num_players"),
     ({"rules": {"stacking": "maybe"}}, "stacking"),
 ])
@@ -188,10 +189,10 @@ def test_bad_records_are_named(change, words):
 def test_replay_cli_reports_a_bad_file(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    assert cli_main(["replay", str(bad), "--html", str(tmp_path / "x.html")]) == 1
-    assert "not JSON" in capsys.readouterr().err
+    assert cli_main(["replay", str(bad), "--html", str(tmp_path / "x.html")]) == 2
+    assert "not valid JSON" in capsys.readouterr().err
     assert not (tmp_path / "x.html").exists()
-    assert cli_main(["replay", str(tmp_path / "missing.json")]) == 1
+    assert cli_main(["replay", str(tmp_path / "missing.json")]) == 2
 
 
 # ---------------------------------------------------------------------------------------------- serve

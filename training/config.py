@@ -36,6 +36,8 @@ from typing import Any, Literal, Mapping, Optional, Union
 
 import yaml
 
+from uno_env.yaml_io import YAMLLimitError, load_yaml, load_yaml_file
+
 __all__ = ["ConfigError", "TrainConfig", "EnvConfig", "GameConfig", "PolicyConfig", "PPOConfig", "PoolConfig",
            "OpponentConfig", "EvalConfig", "RllibTrainConfig", "load_config", "load_rllib_config",
            "parse_overrides", "config_from_dict", "config_to_dict", "resolve_config", "packaged_configs",
@@ -602,10 +604,11 @@ def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
     if os.path.isdir(path):
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file")
     try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
+        data = load_yaml_file(path)
     except OSError as e:
         raise ConfigError(f"config file {path!r}: cannot read it: {e.strerror or e}") from None
+    except YAMLLimitError as e:
+        raise ConfigError(f"config file {path!r}: refused: {e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -628,7 +631,9 @@ def parse_overrides(items: list[str] | None) -> list[tuple[list[str], Any]]:
         if not key or any(not p for p in key.split(".")):
             raise ConfigError(f"--set {item!r}: bad key {key!r}")
         try:
-            value = yaml.safe_load(text) if text.strip() else ""
+            value = load_yaml(text) if text.strip() else ""
+        except YAMLLimitError as e:
+            raise ConfigError(f"--set {key}: refused: {e}") from None
         except yaml.YAMLError:
             value = text
         out.append((key.split("."), value))

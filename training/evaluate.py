@@ -97,20 +97,25 @@ class IllegalAgentActionError(RuntimeError):
 def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str] | None = None) -> dict[str, Any]:
     """Play one game on the compiled core; ``seat_agents[s]`` acts for seat ``s``.
 
-    Returns ``{"winner": seat or -1 (truncated), "length": decisions, "scores": [per seat], "truncated": bool}``.
+    Returns ``{"winner": seat or -1 (truncated), "length": decisions, "scores": [per seat], "truncated": bool,
+    "seed", "actions", "rewards": [per seat, summed]}`` (what a game record holds).
     """
     from uno_env.core import engine as E
     from uno_env.core.observe import observe_one
+    from uno_env.vector import game_seed
 
     cfg, spec, dice, offs = game.cfg, game.spec, game.dice, game.obs_offsets
     states, rngs = game.new_states(1)
     st, rng = states[0], rngs[0]
-    E.reset_one(st, rng, cfg, spec, dice, int(seed))
+    # ``seed`` is an env seed: ``uno_env.env(...).reset(seed=seed)`` deals the same game (a recorded game replays)
+    E.reset_one(st, rng, cfg, spec, dice, game_seed(int(seed)))
     mask = np.zeros(game.num_actions, dtype=np.int8)
     E.legal_mask(st, cfg, spec, dice, mask)
     rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
     step, done_idx, cur_idx = E.step_masked, E.S_DONE, E.S_CUR
     dim = game.obs_dim
+    actions: list[int] = []
+    totals = np.zeros(game.num_players, dtype=np.float64)
     while st[done_idx] == 0:
         seat = int(st[cur_idx])
         obs = np.empty(dim, dtype=np.float32)
@@ -121,6 +126,9 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
         except (TypeError, ValueError):
             action = -1
         code = step(st, rng, cfg, spec, dice, action, mask, rew)
+        actions.append(action)
+        if code & 4:
+            totals += rew[: game.num_players]
         if code & 3:
             who = labels[seat] if labels else type(seat_agents[seat]).__name__
             name = game.action_names[action] if 0 <= action < game.num_actions else "out of range"
@@ -135,6 +143,9 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
         "length": int(st[E.S_TURNS]),
         "scores": [int(x) for x in st[E.O_SCORES: E.O_SCORES + n]],
         "truncated": truncated,
+        "seed": int(seed),
+        "actions": np.array(actions, dtype=np.int32),  # compact: thousands of games come back from workers
+        "rewards": [float(x) for x in totals],
     }
 
 
@@ -304,12 +315,14 @@ def run_arena(
     ratings: bool | None = None,
     chunk: int = 25,
     allow_pickle: bool = False,
+    record_dir: str | os.PathLike | None = None,
 ) -> ArenaResult:
     """Play ``games`` games between ``agents`` (names, paths or agent objects) and collect the statistics.
 
     ``ratings``: rate with OpenSkill (default: when there are 3 or more agents).  ``allow_pickle``: also load
     Stable-Baselines3 zips and RLlib checkpoints, which unpickle (run code from) the file; only for files you
-    trust (see :func:`uno_env.agents.registry.load_agent`).
+    trust (see :func:`uno_env.agents.registry.load_agent`).  ``record_dir``: write every game there as a
+    replayable record (``uno_env.record``).
     """
     from uno_env.agents.base import resolve_game
     from uno_env.agents.registry import load_agent
@@ -325,6 +338,8 @@ def run_arena(
     cfg = make_rules(game, num_players, rules)
     g = Game(cfg)
     n = g.num_players
+    if record_dir is not None:
+        os.makedirs(record_dir, exist_ok=True)  # an unwritable directory fails before any game is played
     loaded = [load_agent(a, g, seed=None, allow_pickle=allow_pickle) for a in agents]
     for spec, ag in zip(agents, loaded):
         ag_game = getattr(ag, "game", None)
@@ -375,6 +390,10 @@ def run_arena(
         if bar is not None:
             bar.close()
     records.sort(key=lambda r: r[0])
+    if record_dir is not None:
+        from uno_env.record import save_arena_games
+
+        save_arena_games(record_dir, cfg, [(i, [labels[a] for a in cycle[i % len(cycle)]], rec) for i, rec in records])
 
     stats = [AgentStats(name=lab) for lab in labels]
     seat_wins = [0] * n
@@ -495,6 +514,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trust-pickle", action="store_true",
                         help="also load Stable-Baselines3 .zip files and RLlib checkpoints: they unpickle, so a "
                              "crafted file runs code; use only for files you trust")
+    parser.add_argument("--record", metavar="DIR", default=None,
+                        help="save every game as a replayable record DIR/game_NNNNNN.json (see uno-env replay)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -504,8 +525,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_arena(args.agents, game=args.game, num_players=args.num_players, rules=args.rules,
                            games=args.games, seed=args.seed, workers=args.workers, progress=progress,
-                           ratings=True if args.ratings else None, allow_pickle=args.trust_pickle)
-    except (UnknownAgentError, FileNotFoundError, ValueError, TypeError, ImportError) as exc:
+                           ratings=True if args.ratings else None, allow_pickle=args.trust_pickle,
+                           record_dir=args.record)
+    except (UnknownAgentError, OSError, ValueError, TypeError, ImportError) as exc:
         print(f"uno-env evaluate: error: {exc}", file=sys.stderr)
         return 2
     print(format_table(result))

@@ -6,6 +6,7 @@ checks inside the environment, because three stacked wrappers' attribute forward
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any, Mapping
 
 import gymnasium
@@ -14,7 +15,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from ._exact_copy import ExactCopy
 from .config import RuleConfig, make_rules
+from .yaml_io import short_repr
 from .core import engine as E
 from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
@@ -42,7 +45,7 @@ class OrderError(RuntimeError, AssertionError):
     """Called in the wrong order (e.g. step before reset, a live action for a finished agent)."""
 
 
-class raw_env(GameMetadata, AECEnv, EzPickle):
+class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     """UNO as a PettingZoo AEC environment. See the package README for the rules, observation and action tables."""
 
     metadata = {"name": "uno_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
@@ -103,6 +106,11 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._cached_seat = -1
         self._rewards_set = False
         self._num_actions = a
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self._st = self._state[0]  # views do not survive a copy: point them at the copied rows again
+        self._r = self._rng[0]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
@@ -172,7 +180,11 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown agent {short_repr(agent)}; the agents are "
+                           f"{', '.join(self.possible_agents)}") from None
         if seat == self._cached_seat:  # step() already observed for the seat to act
             return {"observation": self._cached_obs.copy(),
                     "action_mask": self._mask.copy() if self._live else self._zero_mask.copy()}
@@ -282,8 +294,9 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._was_dead_step(None)
 
     def _as_action(self, action: Any) -> int:
-        """Accept numpy integers (and 0-d integer arrays); anything else is a clear error, never a guess."""
-        if isinstance(action, np.integer) or (
+        """Accept any integer (numpy integers, IntEnum members, 0-d integer arrays) but bool; anything else is a
+        clear error, never a guess (a float or a bool is almost always a bug in the caller)."""
+        if (isinstance(action, numbers.Integral) and not isinstance(action, (bool, np.bool_))) or (
             isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
         ):
             return int(action)

@@ -33,6 +33,7 @@ import gymnasium
 import numpy as np
 from gymnasium.utils import EzPickle
 
+from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
 from .core import engine as E
@@ -72,7 +73,7 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         return f"MaskedDiscrete({self.n})"
 
 
-class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
+class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
     """UNO for one learner against scripted opponents (see the module docstring)."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
@@ -121,6 +122,10 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
         self._has_reset = False
         self._done = False
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self.action_space._legal_mask = self._mask  # MaskedDiscrete drops its link to the mask when copied
 
     # ------------------------------------------------------------------------------------------ set-up
     def _make_opponents(self, opponents: Any, n: int) -> list[Any]:

@@ -10,7 +10,6 @@ seats' cards are reduced to their counts and private moves (the card given with 
 from __future__ import annotations
 
 from .frames import action_text, table_view
-from .replay import RecordError, load_record_file, replay_frames, replay_html, write_replay_html
+from .replay import replay_frames, replay_html, write_replay_html
 
-__all__ = ["table_view", "action_text", "RecordError", "load_record_file", "replay_frames", "replay_html",
-           "write_replay_html"]
+__all__ = ["table_view", "action_text", "replay_frames", "replay_html", "write_replay_html"]
