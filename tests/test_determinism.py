@@ -81,7 +81,7 @@ def test_game_seed_is_documented_derivation(game):
     g = env.unwrapped.game
     st, rng = g.new_states(1)
     E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, int(np.random.default_rng(123).integers(0, 2**63 - 1)))
-    assert np.array_equal(st[0], env.unwrapped._st) and rng[0, 0] == env.unwrapped._r[0]
+    assert np.array_equal(st[0], env.unwrapped.game_state.row) and rng[0, 0] == env.unwrapped.prng_state[0]
 
 
 def test_trajectory_depends_on_actions_and_seed():

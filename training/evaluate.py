@@ -101,6 +101,7 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
     "seed", "actions", "rewards": [per seat, summed]}`` (what a game record holds).
     """
     from uno_env.core import engine as E
+    from uno_env.core.layout import MAX_PLAYERS, PHASE_NAMES, StateView
     from uno_env.core.observe import observe_one
     from uno_env.vector import game_seed
 
@@ -111,13 +112,14 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
     E.reset_one(st, rng, cfg, spec, dice, game_seed(int(seed)))
     mask = np.zeros(game.num_actions, dtype=np.int8)
     E.legal_mask(st, cfg, spec, dice, mask)
-    rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
-    step, done_idx, cur_idx = E.step_masked, E.S_DONE, E.S_CUR
+    rew = np.zeros(MAX_PLAYERS, dtype=np.float32)
+    step = E.step_masked
+    view = StateView(st)
     dim = game.obs_dim
     actions: list[int] = []
     totals = np.zeros(game.num_players, dtype=np.float64)
-    while st[done_idx] == 0:
-        seat = int(st[cur_idx])
+    while view.done == 0:
+        seat = view.cur
         obs = np.empty(dim, dtype=np.float32)
         observe_one(st, cfg, spec, offs, seat, obs)
         action = seat_agents[seat].act(obs, mask.copy())
@@ -134,14 +136,14 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
             name = game.action_names[action] if 0 <= action < game.num_actions else "out of range"
             raise IllegalAgentActionError(
                 f"agent {who} at seat {seat} chose the illegal action {action} ({name}) in phase "
-                f"{E.PHASE_NAMES[st[E.S_PHASE]]!r}"
+                f"{PHASE_NAMES[view.phase]!r}"
             )
     n = game.num_players
-    truncated = int(st[done_idx]) == 2
+    truncated = view.done == 2
     return {
-        "winner": -1 if truncated else int(st[E.S_MATCH_WINNER]),
-        "length": int(st[E.S_TURNS]),
-        "scores": [int(x) for x in st[E.O_SCORES: E.O_SCORES + n]],
+        "winner": -1 if truncated else view.match_winner,
+        "length": view.turns,
+        "scores": [int(x) for x in view.scores[:n]],
         "truncated": truncated,
         "seed": int(seed),
         "actions": np.array(actions, dtype=np.int32),  # compact: thousands of games come back from workers

@@ -19,6 +19,8 @@ from ._exact_copy import ExactCopy
 from .config import RuleConfig, make_rules
 from .yaml_io import short_repr
 from .core import engine as E
+from .core.cards import COL_COUNT, COL_POINTS
+from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
 
@@ -75,7 +77,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         a = self.game.num_actions
-        high = max(float(E.MAX_ITEMS), 1.0 + float((self.game.spec[:, 2] * np.maximum(self.game.spec[:, 3], 6)).sum())
+        spec = self.game.spec
+        high = max(float(MAX_ITEMS), 1.0 + float((spec[:, COL_POINTS] * np.maximum(spec[:, COL_COUNT], 6)).sum())
                    / self.rules.target_score)
         self.observation_spaces = {
             agent: gymnasium.spaces.Dict(
@@ -96,7 +99,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._st = self._state[0]
         self._r = self._rng[0]
         self._mask = np.zeros(a, dtype=np.int8)
-        self._rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
+        self._rew = np.zeros(MAX_PLAYERS, dtype=np.float32)
         self._zero_mask = np.zeros(a, dtype=np.int8)
         self._np_random: np.random.Generator | None = None
         self._has_reset = False
@@ -122,6 +125,24 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         """Full state as plain data, hidden information included (for debugging and replays, not for agents)."""
         self._require_reset("state_dict")
         return self.game.state_dict(self._st)
+
+    @property
+    def game_state(self) -> StateView:
+        """The live state as a named view (``.cur``, ``.hand[seat, kind]``, ``.draw[: .draw_n]``, ...; the fields of
+        ``uno_env.core.layout.FIELDS``), hidden information included: for tools and tests, not for agents.
+        Writes go to the game; call :meth:`sync_state` after editing it."""
+        self._require_reset("game_state")
+        return StateView(self._st)
+
+    @property
+    def prng_state(self) -> np.ndarray:
+        """The game's PRNG word (uint64, shape (1,)); writable, like :attr:`game_state`."""
+        return self._r
+
+    def sync_state(self) -> None:
+        """Recompute the legal mask and the acting agent after :attr:`game_state` was edited in place."""
+        self._require_reset("sync_state")
+        self._sync_after_load()
 
     def state(self) -> np.ndarray:
         """The full state as a float32 vector (hidden cards included), for centralised critics.
@@ -169,13 +190,13 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._live = True
         self._rewards_set = False
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
-        self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
+        self.agent_selection = self.possible_agents[StateView(self._st).cur]
 
     def _sync_after_load(self) -> None:
         self._cached_seat = -1
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
-        self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
-        self._live = self._st[E.S_DONE] == 0 and not self._illegal_ended
+        self.agent_selection = self.possible_agents[StateView(self._st).cur]
+        self._live = StateView(self._st).done == 0 and not self._illegal_ended
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
@@ -267,18 +288,18 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._require_reset("episode_info")
         # read the few fields directly: step() calls this at every episode end, and a full state_dict()
         # (~100 us) would slow the AEC loop by 10-20%
-        st = self._st
-        done = int(st[E.S_DONE])
+        st = StateView(self._st)
+        done = st.done
         if not done and not self._illegal_ended:
             return {}
         info: dict[str, Any] = {
-            "winner": int(st[E.S_MATCH_WINNER]) if done == 1 else -1,
-            "round_winner": int(st[E.S_WINNER]),
-            "round_points": int(st[E.S_ROUND_POINTS]),
-            "turns": int(st[E.S_TURNS]),
+            "winner": st.match_winner if done == 1 else -1,
+            "round_winner": st.winner,
+            "round_points": st.round_points,
+            "turns": st.turns,
         }
         if self.rules.episode == "match":
-            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.game.num_players]]
+            info["scores"] = [int(x) for x in st.scores[: self.game.num_players]]
         return info
 
     def _step_not_live(self, action: Any) -> None:
@@ -307,7 +328,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     def _illegal_message(self, agent: str, action: int) -> str:
         legal = [self.game.action_names[i] for i in np.flatnonzero(self._mask)]
         shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
-        phase = E.PHASE_NAMES[self._st[E.S_PHASE]]
+        phase = StateView(self._st).phase_name
         return (f"illegal action {action} ({self.game.action_names[action]!r}) for {agent} in phase {phase!r}; "
                 f"legal now: {shown}")
 

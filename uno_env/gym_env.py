@@ -36,7 +36,6 @@ from gymnasium.utils import EzPickle
 from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
-from .core import engine as E
 from .core.observe import observe_one
 from .opponents import load_opponent
 from .render import render_ansi
@@ -226,8 +225,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         self._done = self._game_over()
         if not self._done:
             reward += self._play_others()
-        terminated = self._done and int(self.aec._st[E.S_DONE]) == 1
-        truncated = self._done and int(self.aec._st[E.S_DONE]) == 2
+        terminated = self._done and self.aec.game_state.done == 1
+        truncated = self._done and self.aec.game_state.done == 2
         if self.render_mode == "human":
             self.render()
         return self._observation(), float(reward), terminated, truncated, self._info()
@@ -248,12 +247,11 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         if self.render_mode == "rgb_array":
             from .render_image import render_rgb
 
-            return render_rgb(self.game, self.game.state_dict(self.aec._st), show_seat=self.learner_seat)
-        st = self.aec._st
-        hand = st[E.O_HAND + self.learner_seat * E.MAX_KINDS: E.O_HAND + self.learner_seat * E.MAX_KINDS
-                  + self.game.num_kinds]
+            return render_rgb(self.game, self.aec.state_dict(), show_seat=self.learner_seat)
+        st = self.aec.game_state
+        hand = st.hand[self.learner_seat, : self.game.num_kinds]
         names = self.game.kinds.names
-        text = render_ansi(self.game, st) + (
+        text = render_ansi(self.game, st.row) + (
             f"\nlearner (player_{self.learner_seat}) hand: "
             + ", ".join(names[k] + (f" x{c}" if c > 1 else "") for k, c in enumerate(hand) if c)
         )
@@ -267,19 +265,19 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
 
     # ------------------------------------------------------------------------------------------ internals
     def _game_over(self) -> bool:
-        return int(self.aec._st[E.S_DONE]) != 0
+        return self.aec.game_state.done != 0
 
     def _play_others(self) -> float:
         """Let the other seats act until the learner's turn or the end; return the learner's reward meanwhile."""
         aec = self.aec
-        st = aec._st
+        view = aec.game_state
         learner = aec.possible_agents[self.learner_seat]
         reward = 0.0
         game = self.game
-        while st[E.S_DONE] == 0 and st[E.S_CUR] != self.learner_seat:
-            seat = int(st[E.S_CUR])
+        while view.done == 0 and view.cur != self.learner_seat:
+            seat = view.cur
             obs = np.empty(game.obs_dim, dtype=np.float32)
-            observe_one(st, game.cfg, game.spec, game.obs_offsets, seat, obs)
+            observe_one(view.row, game.cfg, game.spec, game.obs_offsets, seat, obs)
             agent = self._opponent_at(seat)
             action = agent.act(obs, self._mask.copy())
             try:
@@ -287,12 +285,12 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:
                 raise RuntimeError(f"opponent {agent!r} at seat {seat} chose an illegal action: {exc}") from exc
             reward += aec.rewards[learner]
-        self._done = bool(st[E.S_DONE])
+        self._done = bool(view.done)
         return reward
 
     def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
         obs = np.empty(self.game.obs_dim, dtype=np.float32)
-        st = self.aec._st
+        st = self.aec.game_state.row
         acting = observe_one(st, self.game.cfg, self.game.spec, self.game.obs_offsets, self.learner_seat, obs)
         if self.flat_obs:
             return obs
@@ -300,12 +298,12 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
-        st = self.aec._st
+        st = self.aec.game_state
         info: dict[str, Any] = {
             "action_mask": self._mask.copy() if not self._done else np.zeros(self.game.num_actions, dtype=np.int8),
             "learner_seat": self.learner_seat,
-            "turns": int(st[E.S_TURNS]),
+            "turns": st.turns,
         }
-        if self._done and st[E.S_DONE]:
+        if self._done and st.done:
             info.update(self.aec.episode_info())
         return info

@@ -46,7 +46,7 @@ def show_step(step: ReplayStep, total: int, seat: int | None, agents: list[str],
         label = agents[int(who.rsplit("_", 1)[1])] if agents and who else ""
         head = f"step {step.index}/{total}: {who}{f' ({label})' if label else ''} -> {step.action_name}"
     print(f"== {head}", file=out)
-    print(render_ansi(step.env.game, step.env.unwrapped._st), file=out)
+    print(render_ansi(step.env.game, step.env.unwrapped.game_state.row), file=out)
     for line in _hand_lines(step, seat):
         print(line, file=out)
     print(file=out)

@@ -42,7 +42,8 @@ from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
 from .core import batch as K
-from .core import engine as E
+from .core.cards import COL_COUNT, COL_POINTS
+from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView
 from .core.game import Game, GameMetadata
 from .opponents import load_opponent
 
@@ -70,7 +71,7 @@ def episode_seeds(seed: int, count: int) -> np.ndarray:
 def _observation_high(game: Game, target: int) -> float:
     # the same bound as the AEC env's observation space
     spec = game.spec
-    return max(float(E.MAX_ITEMS), 1.0 + float((spec[:, 2] * np.maximum(spec[:, 3], 6)).sum()) / target)
+    return max(float(MAX_ITEMS), 1.0 + float((spec[:, COL_POINTS] * np.maximum(spec[:, COL_COUNT], 6)).sum()) / target)
 
 
 class RandomLegalPolicy:
@@ -221,7 +222,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._masks = np.zeros((B, A), dtype=np.int8)
         self._obs = np.zeros((B, D), dtype=np.float32)
         self._seats = np.zeros(B, dtype=np.int64)
-        self._rew = np.zeros((B, E.MAX_PLAYERS), dtype=np.float32)
+        self._rew = np.zeros((B, MAX_PLAYERS), dtype=np.float32)
         self._rewards = np.zeros((B, n), dtype=np.float32)
         self._lrew = np.zeros(B, dtype=np.float32)
         self._terminated = np.zeros(B, dtype=bool)
@@ -257,6 +258,17 @@ class _VectorBase(ExactCopy, GameMetadata):
     def states(self) -> np.ndarray:
         """The live (B, STATE_LEN) int32 state rows (hidden information included; call ``refresh()`` after edits)."""
         return self._states
+
+    @property
+    def state_view(self) -> BatchView:
+        """:attr:`states` as a named view: ``.cur``, ``.done``, ``.hand[b, seat, kind]`` ... (the fields of
+        ``uno_env.core.layout.FIELDS``); writes go to the games (call ``refresh()`` after edits)."""
+        return BatchView(self._states)
+
+    @property
+    def prng_states(self) -> np.ndarray:
+        """The games' PRNG words (uint64, (B, 1)); writable: the future draws and rolls of every game."""
+        return self._rngs
 
     @property
     def episode_index(self) -> np.ndarray:
@@ -318,7 +330,7 @@ class _VectorBase(ExactCopy, GameMetadata):
             self._blocks[:] = 0
             self._refill(self._all)
             self._counters[:, K.K_EPISODE] = -1
-        self._states[:, E.S_DONE] = 1  # marks every game for a reset by the kernel
+        BatchView(self._states).done = 1  # marks every game for a reset by the kernel
         self._has_reset = True
 
     # -- the kernel call -----------------------------------------------------------------------------
@@ -355,7 +367,7 @@ class _VectorBase(ExactCopy, GameMetadata):
                     f"{who}action {a} for game {b} is out of range [0, {self.num_actions}); no game was stepped")
             legal = [self.game.action_names[i] for i in np.flatnonzero(self._masks[b])]
             shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
-            phase = E.PHASE_NAMES[self._states[b, E.S_PHASE]]
+            phase = PHASE_NAMES[BatchView(self._states).phase[b]]
             raise IllegalActionError(
                 f"{who}illegal action {a} ({self.game.action_names[a]!r}) in game {b} for seat "
                 f"{int(self._seats[b])} in phase {phase!r}; legal now: {shown}; no game was stepped")
@@ -611,6 +623,11 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         if not _is_random(policy):
             self._in_kernel = False
         return len(self._pool) - 1
+
+    @property
+    def opponents_in_kernel(self) -> bool:
+        """True when every opponent is uniformly random and plays inside the compiled kernel (no Python call)."""
+        return self._in_kernel
 
     @property
     def opponent_ids(self) -> np.ndarray:

@@ -15,14 +15,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from . import cards, engine, invariants, observe
-from ._cache import track_dependencies
+from ._cache import rule_sources, track_dependencies
 from . import engine as E
 from .invariants import check_state
 from .observe import observe_one
 
 
-track_dependencies(__file__, [m.__file__ for m in (cards, engine, invariants, observe)])
+track_dependencies(__file__, rule_sources())
 
 # columns of the ``final`` (B, FINAL_LEN) int64 array: the result of the last episode each game finished
 F_DONE = 0  # 1 terminated, 2 truncated

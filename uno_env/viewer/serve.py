@@ -114,7 +114,7 @@ class PlaySession:
 
     def _view(self) -> dict[str, Any]:
         mask = self.env.action_masks()
-        d = self.game.state_dict(self.env.aec._st)
+        d = self.env.aec.state_dict()
         return {
             "table": table_view(self.game, d, self.seat),
             "legal": [{"id": int(i), "name": self.game.action_names[i]} for i in np.flatnonzero(mask)],
