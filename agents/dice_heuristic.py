@@ -1,0 +1,173 @@
+"""The UNO Dice player behind ``heuristic`` (``HeuristicAgent`` hands every UNO Dice decision to it).
+
+UNO Dice differs from the card games in what a player knows and what a turn can do: every hand is public, the
+bag's dice are known, so only future rolls are random; a turn may reroll the whole hand, and a stuck player
+rerolls (and then draws one die) rather than drawing a card.  So the player reasons with exact hands and with the
+odds of a roll: ``q(top, colour)``, the chance that a freshly rolled die can follow the centre die, from the dice
+set's faces.  A seat that holds no matching die follows after a reroll (h dice) or the extra draw with chance
+``1 - (1 - q)^(h + 1)``.
+
+Every legal action gets a score (the best wins; ties: lowest action id):
+
+* **Playing** a die is always one die closer to winning, so plays differ only in what they do next.  A play
+  scores ``deny`` times the chance that the player who faces the new centre die cannot follow it (exact for
+  their public dice, the roll odds otherwise), ``draw`` per die it makes the victim draw (Draw Two, Wild Draw
+  Four), and, with two players, ``extra_turn`` times the chance that we can follow our own Skip / Reverse /
+  Draw Two / Wild Draw Four.  What it leaves in hand counts too: ``keep_wild`` per Wild kept for later (a Wild
+  always follows, so it is spent last) and ``colour_kept`` per die that can follow the colour it leaves on top.
+* **Wild Draw Four** can only be played when no other die (a Wild included) follows; then it is played: it is
+  the only play, and four dice for the victim outweigh anything a reroll could give.  A hand holding it is never
+  rerolled while it has a play, so the die is kept until it becomes legal.
+* **Rerolls**: a stuck hand must reroll.  With a play available the hand is rerolled only when the play is a
+  plain Wild that the hand would rather keep (``keep_wild``) and the reroll is nearly sure to give a play (at
+  least ``reroll_sure`` by the roll odds); otherwise a sure play beats a gamble on the whole hand.
+* **Colour**: after a Wild, the colour that most of our remaining dice follow, against the chance that the
+  player facing it can follow.
+* The drawn die is played when it matches; UNO is always called.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from uno_env.core import engine as E
+from uno_env.core.cards import DRAW_TWO, REVERSE, SKIP, WILD_DRAW_FOUR
+
+from .base import BaseAgent, NoLegalActionError, split_observation
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "deny": 1.0,  # times P(the player facing the new centre die cannot follow it)
+    "draw": 0.35,  # per die the play makes its victim draw
+    "extra_turn": 1.0,  # two players: times P(we can follow our own Skip/Reverse/Draw Two/Wild Draw Four)
+    "keep_wild": 0.6,  # per plain Wild left in hand after the play
+    "colour_kept": 0.08,  # per die left in hand that follows the colour on top after the play
+}
+
+_SKIPS = (SKIP, DRAW_TWO, WILD_DRAW_FOUR)
+_DRAWS = {DRAW_TWO: 2, WILD_DRAW_FOUR: 4}
+
+
+class DiceHeuristicAgent(BaseAgent):
+    """A rule-based UNO Dice player (see the module docstring); ``weights`` overrides :data:`DEFAULT_WEIGHTS`."""
+
+    name = "heuristic"
+
+    def __init__(self, game: Any = "dice", seed: int | None = None, weights: dict[str, float] | None = None):
+        super().__init__(game, seed)
+        if self.game.name != "dice":
+            raise ValueError(f"DiceHeuristicAgent plays UNO Dice only; got game {self.game.name!r}")
+        unknown = set(weights or {}) - set(DEFAULT_WEIGHTS)
+        if unknown:
+            raise ValueError(f"unknown dice heuristic weights {sorted(unknown)}; known: {', '.join(DEFAULT_WEIGHTS)}")
+        self.weights = dict(DEFAULT_WEIGHTS, **(weights or {}))
+        av = self.actions
+        self.n = self.game.num_players
+        self.k = av.k
+        self._colour = av.kind_colour
+        self._symbol = av.kind_symbol
+        self._points = av.kind_points
+        self._wild = av.is_wild
+        self._wd4 = self._symbol == WILD_DRAW_FOUR
+        # chance that a rolled die shows each kind: every die of the set is equally likely to be rolled
+        faces = np.asarray(self.game.dice).ravel()
+        self._face_p = np.bincount(faces, minlength=self.k)[: self.k] / faces.size
+        # matches[t, c]: (K,) bool, which kinds follow centre kind t when the current colour is c
+        self._matches = np.zeros((self.k, 4, self.k), dtype=bool)
+        for t in range(self.k):
+            for c in range(4):
+                self._matches[t, c] = self._wild | (self._colour == c) | (self._symbol == self._symbol[t])
+        self._q = (self._matches * self._face_p).sum(axis=2)  # (K, 4): P(a rolled die follows)
+
+    # ------------------------------------------------------------------------------------------ reading
+    def _other_hand(self, obs: np.ndarray, rel: int) -> np.ndarray:
+        start = self.obs_view.other_hands.start + (rel - 1) * self.k
+        return obs[start: start + self.k]
+
+    def _p_stuck(self, hand: np.ndarray, size: int, top: int, colour: int) -> float:
+        """P(a seat holding ``hand`` cannot play on ``top`` in ``colour`` this turn, reroll and draw included)."""
+        if size <= 0:
+            return 0.0
+        if (hand[self._matches[top, colour]] > 0).any():
+            return 0.0
+        return float((1.0 - self._q[top, colour]) ** (size + 1))
+
+    def _best_colour(self, rest: np.ndarray, top: int, facing: int, obs: np.ndarray, sizes: np.ndarray
+                     ) -> tuple[int, float]:
+        """The colour to name after Wild ``top`` (leaving ``rest`` in hand) and its score."""
+        w = self.weights
+        best, best_score = 0, -np.inf
+        for c in range(4):
+            follow = float(rest[self._matches[top, c]].sum())
+            s = w["colour_kept"] * follow + 0.01 * float(rest[self._colour == c].sum())
+            if facing:
+                s += w["deny"] * self._p_stuck(self._other_hand(obs, facing), int(sizes[facing]), top, c)
+            if s > best_score:
+                best, best_score = c, s
+        return best, best_score
+
+    # ------------------------------------------------------------------------------------------ acting
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        obs, mask = split_observation(observation, action_mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise NoLegalActionError("heuristic: no legal action (all-zero mask)")
+        if legal.size == 1:
+            return int(legal[0])
+        ov, av, w = self.obs_view, self.actions, self.weights
+        phase = int(np.argmax(obs[ov.phase]))
+        hand = np.asarray(obs[ov.hand], dtype=np.float64)
+        sizes = np.asarray(obs[ov.hand_sizes])
+        n = self.n
+        direction = 1 if obs[ov.direction.start] >= 0 else -1
+        rel_next = 1 % n if direction > 0 else n - 1
+        if phase == E.PH_COLOUR:
+            top = int(np.argmax(obs[ov.top]))
+            facing = 0 if (n == 2 and self._symbol[top] == WILD_DRAW_FOUR) else (
+                (2 * direction) % n if self._symbol[top] == WILD_DRAW_FOUR else rel_next)
+            return av.colour + self._best_colour(hand, top, facing, obs, sizes)[0]
+        legal_set = set(legal.tolist())
+        if phase == E.PH_PENDING:  # only with dice_wd4_bluff: a bluff is never worth a 4-die penalty to check
+            return av.accept if av.accept in legal_set else int(legal[0])
+        plays = [int(a) for a in legal if a < av.colour]
+        if not plays:
+            for a in (av.reroll, av.draw, av.keep, av.pass_):
+                if a in legal_set:
+                    return a
+            return int(legal[0])
+        uno = {a % self.k for a in plays if a >= av.play_uno}
+        kinds = sorted({a % self.k for a in plays})
+        size = int(hand.sum())
+        rel_after = (2 * direction) % n
+        rel_prev = (-direction) % n
+        best_kind, best_score = kinds[0], -np.inf
+        for kind in kinds:
+            if size == 1:
+                best_kind, best_score = kind, np.inf
+                break
+            rest = hand.copy()
+            rest[kind] -= 1
+            sym = int(self._symbol[kind])
+            skips = sym in _SKIPS or (sym == REVERSE and n == 2)
+            if skips:
+                facing = 0 if n == 2 else rel_after
+            elif sym == REVERSE:
+                facing = rel_prev
+            else:
+                facing = rel_next
+            if self._wild[kind]:
+                colour, s = self._best_colour(rest, kind, facing, obs, sizes)
+            else:
+                colour = int(self._colour[kind])
+                s = w["colour_kept"] * float(rest[self._matches[kind, colour]].sum())
+                if facing:
+                    s += w["deny"] * self._p_stuck(self._other_hand(obs, facing), int(sizes[facing]), kind, colour)
+            if facing == 0:  # our own extra turn: can we follow it?
+                s += w["extra_turn"] * (1.0 - self._p_stuck(rest, size - 1, kind, colour))
+            if sym in _DRAWS:
+                s += w["draw"] * _DRAWS[sym]
+            s += w["keep_wild"] * float(rest[self._wild & ~self._wd4].sum())
+            s += 0.001 * float(self._points[kind])
+            if s > best_score:
+                best_kind, best_score = kind, s
+        return best_kind + (av.play_uno if best_kind in uno else 0)
