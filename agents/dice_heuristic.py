@@ -42,6 +42,9 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "extra_turn": 1.0,  # two players: times P(we can follow our own Skip/Reverse/Draw Two/Wild Draw Four)
     "keep_wild": 0.6,  # per plain Wild left in hand after the play
     "colour_kept": 0.08,  # per die left in hand that follows the colour on top after the play
+    "skip": 0.3,  # three or more players: a Skip / Draw card takes a turn from the next player
+    "lead": 0.0,  # what hurts a player counts (1 + lead * (3 - dice held)) times, for 1 or 2 dice held
+    "flex": 1.0,  # with 1 or 2 dice left after the play: times P(they can follow a random centre die)
 }
 
 _SKIPS = (SKIP, DRAW_TWO, WILD_DRAW_FOUR)
@@ -78,11 +81,28 @@ class DiceHeuristicAgent(BaseAgent):
             for c in range(4):
                 self._matches[t, c] = self._wild | (self._colour == c) | (self._symbol == self._symbol[t])
         self._q = (self._matches * self._face_p).sum(axis=2)  # (K, 4): P(a rolled die follows)
+        # a future centre die: a rolled face, a wild one in a colour named at random
+        top_p = np.zeros((self.k, 4))
+        for t in range(self.k):
+            if self._wild[t]:
+                top_p[t, :] = self._face_p[t] / 4.0
+            else:
+                top_p[t, self._colour[t]] = self._face_p[t]
+        self._top_p = top_p
 
     # ------------------------------------------------------------------------------------------ reading
     def _other_hand(self, obs: np.ndarray, rel: int) -> np.ndarray:
         start = self.obs_view.other_hands.start + (rel - 1) * self.k
         return obs[start: start + self.k]
+
+    def _follow_chance(self, hand: np.ndarray) -> float:
+        """P(``hand`` holds a die that follows a random future centre die)."""
+        held = hand > 0
+        return float(self._top_p[(self._matches & held).any(axis=2)].sum())
+
+    def _threat(self, sizes: np.ndarray, rel: int) -> float:
+        """How much hurting seat ``rel`` is worth: more when it is close to going out."""
+        return 1.0 + self.weights["lead"] * max(0, 3 - int(sizes[rel]))
 
     def _p_stuck(self, hand: np.ndarray, size: int, top: int, colour: int) -> float:
         """P(a seat holding ``hand`` cannot play on ``top`` in ``colour`` this turn, reroll and draw included)."""
@@ -101,7 +121,8 @@ class DiceHeuristicAgent(BaseAgent):
             follow = float(rest[self._matches[top, c]].sum())
             s = w["colour_kept"] * follow + 0.01 * float(rest[self._colour == c].sum())
             if facing:
-                s += w["deny"] * self._p_stuck(self._other_hand(obs, facing), int(sizes[facing]), top, c)
+                s += w["deny"] * self._threat(sizes, facing) * self._p_stuck(
+                    self._other_hand(obs, facing), int(sizes[facing]), top, c)
             if s > best_score:
                 best, best_score = c, s
         return best, best_score
@@ -161,12 +182,18 @@ class DiceHeuristicAgent(BaseAgent):
                 colour = int(self._colour[kind])
                 s = w["colour_kept"] * float(rest[self._matches[kind, colour]].sum())
                 if facing:
-                    s += w["deny"] * self._p_stuck(self._other_hand(obs, facing), int(sizes[facing]), kind, colour)
+                    s += w["deny"] * self._threat(sizes, facing) * self._p_stuck(
+                        self._other_hand(obs, facing), int(sizes[facing]), kind, colour)
             if facing == 0:  # our own extra turn: can we follow it?
                 s += w["extra_turn"] * (1.0 - self._p_stuck(rest, size - 1, kind, colour))
             if sym in _DRAWS:
-                s += w["draw"] * _DRAWS[sym]
-            s += w["keep_wild"] * float(rest[self._wild & ~self._wd4].sum())
+                s += w["draw"] * _DRAWS[sym] * self._threat(sizes, rel_next)
+            if skips and n > 2:
+                s += w["skip"] * self._threat(sizes, rel_next)
+            if not (rest[self._wd4] > 0).any():  # a Wild held makes a Wild Draw Four illegal: spend it first
+                s += w["keep_wild"] * float(rest[self._wild & ~self._wd4].sum())
+            if size <= 3:  # the dice we will have to go out with
+                s += w["flex"] * self._follow_chance(rest)
             s += 0.001 * float(self._points[kind])
             if s > best_score:
                 best_kind, best_score = kind, s
