@@ -12,18 +12,25 @@ Every legal action gets a score (the best wins; ties: lowest action id):
 * **Playing** a die is always one die closer to winning, so plays differ only in what they do next.  A play
   scores ``deny`` times the chance that the player who faces the new centre die cannot follow it (exact for
   their public dice, the roll odds otherwise), ``draw`` per die it makes the victim draw (Draw Two, Wild Draw
-  Four), and, with two players, ``extra_turn`` times the chance that we can follow our own Skip / Reverse /
-  Draw Two / Wild Draw Four.  What it leaves in hand counts too: ``keep_wild`` per Wild kept for later (a Wild
-  always follows, so it is spent last) and ``colour_kept`` per die that can follow the colour it leaves on top.
-* **Wild Draw Four** can only be played when no other die (a Wild included) follows; then it is played: it is
-  the only play, and four dice for the victim outweigh anything a reroll could give.  A hand holding it is never
-  rerolled while it has a play, so the die is kept until it becomes legal.
-* **Rerolls**: a stuck hand must reroll.  With a play available the hand is rerolled only when the play is a
-  plain Wild that the hand would rather keep (``keep_wild``) and the reroll is nearly sure to give a play (at
-  least ``reroll_sure`` by the roll odds); otherwise a sure play beats a gamble on the whole hand.
+  Four), ``skip`` for a turn taken from the next player (three or more players) and, with two players,
+  ``extra_turn`` times the chance that we can follow our own Skip / Reverse / Draw Two / Wild Draw Four.
+  (``lead`` > 0 weighs all of that by how close the victim is to going out; measured no better, so 0.)
+* **Which dice to keep**: ``keep_wild`` per plain Wild kept (it always follows, so it is spent last),
+  ``colour_kept`` per die that follows the colour left on top, and, for the last one or two dice, ``flex`` times
+  the chance that they follow a random future centre die.  A Wild held makes a Wild Draw Four illegal (it is
+  legal only when no other die follows), so with a Wild Draw Four in hand the Wild is not kept.
+* **Wild Draw Four**: when it is legal it is the only play besides a reroll, and it is played: four dice for the
+  victim outweigh anything a reroll could give.
+* **Rerolls**: only a stuck hand is rerolled.  A reroll can still lead to a play (``1 - (1 - q)^h`` with h
+  dice, then the draw), but with a play in hand it trades a sure die less for that chance and for faces that are
+  no better on average than the ones kept: about 0.15 dice worse in expectation with five dice, more with fewer.
 * **Colour**: after a Wild, the colour that most of our remaining dice follow, against the chance that the
   player facing it can follow.
 * The drawn die is played when it matches; UNO is always called.
+
+Measured with ``uno-env evaluate heuristic greedy --game dice`` (20,000 games, seed 0, seats rotated): see the
+arena table in the README; it beats ``greedy`` clearly with two players (the extra turns and the last dice),
+while with four players, where a die's choice matters least, the gain is within a point.
 """
 from __future__ import annotations
 

@@ -39,6 +39,12 @@ def _heuristic(game, seed=None, **kw):
     return HeuristicAgent(game, seed=seed, **kw)
 
 
+def _rlcard_rule(game, seed=None, **kw):
+    from .rlcard_rule import RLCardRuleAgent
+
+    return RLCardRuleAgent(game, seed=seed, **kw)
+
+
 def _human(game, seed=None, **kw):
     from .human import HumanAgent
 
@@ -50,6 +56,7 @@ BASELINES: dict[str, Callable[..., Any]] = {
     "random": _random,
     "greedy": _greedy,
     "heuristic": _heuristic,
+    "rlcard-rule": _rlcard_rule,
     "human": _human,
 }
 

@@ -13,6 +13,7 @@ import pytest
 import uno_env
 from uno_env.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent, load_agent
 from uno_env.agents.base import ActionView, NoLegalActionError, ObsView
+from uno_env.agents.rlcard_rule import RLCardRuleAgent
 from uno_env.agents.registry import SB3PolicyAgent, UnknownAgentError, available_agents, make_agent
 from uno_env.config import make_rules
 from uno_env.core import engine as E
@@ -22,7 +23,7 @@ from uno_env.core.observe import observe_one
 from conftest import act, aid, legal, scenario
 
 ROOT = Path(__file__).resolve().parent.parent
-BASELINES = ["random", "greedy", "heuristic"]
+BASELINES = ["random", "greedy", "heuristic", "rlcard-rule"]
 
 
 def collect_states(game: str, num_players: int = 2, rules=None, games: int = 6, seed: int = 0):
@@ -170,6 +171,29 @@ def test_heuristic_keeps_wilds_and_never_bluffs():
                    current_colour="red")
     env.unwrapped.load_state_dict({"current_colour": "red"})
     assert h_act(env) == "play red 2"
+
+
+def rule_act(env, seat=0, seed=0):
+    return env.action_names[RLCardRuleAgent(env, seed=seed).act(env.observe(f"player_{seat}"))]
+
+
+def test_rlcard_rule_plays_wild_draw_four_first_and_names_the_colour_held_most():
+    # RLCard's uno-rule-v1: a playable Wild Draw Four goes first, before any plain card
+    env = scenario("classic", "rlcard", hands=[["wild draw four", "blue 1", "blue 2", "green 5"], other(5)],
+                   top="red 9")
+    assert "play red 9" not in legal(env) and "play blue 1" not in legal(env)
+    assert rule_act(env) == "play wild draw four"
+    act(env, "play wild draw four")
+    assert rule_act(env) == "choose colour blue"
+
+
+def test_rlcard_rule_keeps_wilds_while_a_plain_card_plays_and_draws_only_when_stuck():
+    env = scenario("classic", hands=[["wild", "red 3", "red 5", "blue 8"], other(5)], top="red 9")
+    assert {rule_act(env, seed=s) for s in range(30)} == {"play red 3", "play red 5"}
+    env = scenario("classic", hands=[["wild", "blue 8"], other(5)], top="red 9")
+    assert rule_act(env) == "play wild + UNO"
+    env = scenario("classic", hands=[["blue 8", "green 2"], other(5)], top="red 9", draw=["yellow 1"])
+    assert rule_act(env) == "draw"
 
 
 def test_heuristic_names_the_colour_it_holds_most():
