@@ -53,8 +53,8 @@ def resolve_num_threads(num_threads: object) -> int:
     """Validate a ``num_threads=`` argument; None means :func:`default_num_threads`."""
     if num_threads is None:
         return default_num_threads()
-    if isinstance(num_threads, bool) or not isinstance(num_threads, int) and not _is_np_int(num_threads) \
-            or int(num_threads) < 1:  # type: ignore[call-overload]
+    is_int = isinstance(num_threads, int) and not isinstance(num_threads, bool) or _is_np_int(num_threads)
+    if not is_int or int(num_threads) < 1:  # type: ignore[call-overload]
         raise ValueError(f"num_threads must be a positive integer or None (None: ${ENV_VAR} if set, else the "
                          f"number of usable CPUs); got {num_threads!r}")
     return int(num_threads)  # type: ignore[call-overload]
