@@ -308,9 +308,11 @@ def test_registry_names_and_errors(tmp_path):
         load_agent(str(tmp_path) + os.sep, "classic")
     bad = tmp_path / "bad.zip"
     bad.write_text("not a zip")
+    with pytest.raises(UnknownAgentError, match="unpickles.*--trust-pickle"):
+        load_agent(str(bad), "classic")
     pytest.importorskip("sb3_contrib")
     with pytest.raises(UnknownAgentError, match="cannot load"):
-        load_agent(str(bad), "classic")
+        load_agent(str(bad), "classic", allow_pickle=True)
     with pytest.raises(TypeError):
         load_agent(42, "classic")
     with pytest.raises(ValueError, match="unknown game"):
@@ -338,7 +340,7 @@ def test_saved_maskable_ppo_policy_loads_by_path(tmp_path):
     path = tmp_path / "tiny.zip"
     model.save(path)
     g = env.unwrapped.game
-    agent = load_agent(str(path), g)
+    agent = load_agent(str(path), g, allow_pickle=True)  # our own file: trusted
     assert isinstance(agent, SB3PolicyAgent) and agent.name == "tiny"
     _, obs, masks = collect_states("pocket", games=2)
     acts = agent.act_batch(obs, masks)
@@ -346,12 +348,13 @@ def test_saved_maskable_ppo_policy_loads_by_path(tmp_path):
     assert agent.act(obs[0], masks[0]) == acts[0]
     copy = pickle.loads(pickle.dumps(agent))
     assert copy._model is None and copy.act(obs[0], masks[0]) == acts[0]
-    assert isinstance(load_agent(str(tmp_path / "tiny"), g), SB3PolicyAgent)  # the .zip may be left out
+    assert isinstance(load_agent(str(tmp_path / "tiny"), g, allow_pickle=True), SB3PolicyAgent)  # .zip left out
     with pytest.raises(ValueError, match="expects observations of shape"):
-        load_agent(str(path), Game(make_rules("classic", 2, None)))
+        load_agent(str(path), Game(make_rules("classic", 2, None)), allow_pickle=True)
     from uno_env.training.evaluate import run_arena
 
-    res = run_arena([str(path), "random"], game="pocket", rules={"max_turns": 300}, games=4, seed=0)
+    res = run_arena([str(path), "random"], game="pocket", rules={"max_turns": 300}, games=4, seed=0,
+                    allow_pickle=True)
     assert [s.name for s in res.agents] == ["tiny", "random"] and res.agents[0].games == 4
 
 

@@ -7,6 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import uno_env
+
 from uno_env.training.evaluate import (
     IllegalAgentActionError,
     format_table,
@@ -147,8 +149,15 @@ def test_play_game_record():
 
     g = Game(make_rules("classic", 3, None))
     rec = play_game(g, [HeuristicAgent(g)] * 3, seed=5)
-    assert set(rec) == {"winner", "length", "scores", "truncated"}
+    assert set(rec) == {"winner", "length", "scores", "truncated", "seed", "actions", "rewards"}
     assert rec["winner"] in range(3) and rec["scores"][rec["winner"]] > 0
+    assert len(rec["actions"]) == rec["length"] and rec["rewards"][rec["winner"]] > 0
+    # the deal is the one uno_env.env(...).reset(seed=5) gives, so the game replays in the AEC env
+    env = uno_env.raw_env("classic", num_players=3)
+    env.reset(seed=5)
+    for a in rec["actions"]:
+        env.step(int(a))
+    assert all(env.terminations.values()) and env.rewards["player_%d" % rec["winner"]] > 0
 
 
 # ---------------------------------------------------------------------------------------------- CLI

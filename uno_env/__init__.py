@@ -6,9 +6,11 @@ options, the observation layout and the action table of each game.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, env, raw_env
-from .config import RuleConfig
+if TYPE_CHECKING:
+    from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, env, raw_env
+    from .config import RuleConfig
 
 __all__ = ["env", "raw_env", "RuleConfig", "action_id", "action_names", "IllegalActionError",
            "ActionOutOfRangeError", "OrderError", "GAMES"]
@@ -16,8 +18,24 @@ __version__ = "0.1.0"
 GAMES = ("classic", "pocket", "dice")
 
 
+_LAZY = {"env": ".aec", "raw_env": ".aec", "IllegalActionError": ".aec", "ActionOutOfRangeError": ".aec",
+         "OrderError": ".aec", "RuleConfig": ".config"}
+
+
+def __getattr__(name: str):
+    # the compiled core loads on first use, so `import uno_env` (and the `uno-env` command's start) stays quick
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 @lru_cache(maxsize=None)
 def _game(game: str):
+    from .config import RuleConfig
     from .core.game import Game
 
     return Game(RuleConfig.make(game))

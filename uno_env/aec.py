@@ -6,6 +6,7 @@ checks inside the environment, because three stacked wrappers' attribute forward
 """
 from __future__ import annotations
 
+import numbers
 from typing import Any, Mapping
 
 import gymnasium
@@ -14,7 +15,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
+from ._exact_copy import ExactCopy
 from .config import RuleConfig, make_rules
+from .yaml_io import short_repr
 from .core import engine as E
 from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
@@ -23,6 +26,9 @@ from .seeding import check_seed, episode_seed, random_seed
 _step_and_observe = step_and_observe
 _observe_one = observe_one
 from .render import render_ansi
+from .state_vector import StateEncoder
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 class IllegalActionError(ValueError):
@@ -40,10 +46,10 @@ class OrderError(RuntimeError, AssertionError):
     """Called in the wrong order (e.g. step before reset, a live action for a finished agent)."""
 
 
-class raw_env(GameMetadata, AECEnv, EzPickle):
+class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     """UNO as a PettingZoo AEC environment. See the package README for the rules, observation and action tables."""
 
-    metadata = {"name": "uno_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": "uno_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
         self,
@@ -57,8 +63,8 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         super().__init__()
         if game not in ("classic", "pocket", "dice"):
             raise ValueError(f"unknown game {game!r}; choose one of 'classic', 'pocket', 'dice'")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got {render_mode!r}")
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
         self.rules = make_rules(game, num_players, rules)
@@ -82,6 +88,8 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: gymnasium.spaces.Discrete(a) for agent in self.possible_agents}
+        self._state_encoder = StateEncoder(self.game)
+        self.state_space = gymnasium.spaces.Box(-1.0, high, (self._state_encoder.size,), np.float32)
         # hot-path references, so step() and observe() skip attribute chains
         self._cfg, self._spec, self._dice = self.game.cfg, self.game.spec, self.game.dice
         self._obs_offsets, self._obs_dim = self.game.obs_offsets, self.game.obs_dim
@@ -101,6 +109,11 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._rewards_set = False
         self._num_actions = a
 
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self._st = self._state[0]  # views do not survive a copy: point them at the copied rows again
+        self._r = self._rng[0]
+
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         return self.observation_spaces[agent]
 
@@ -111,6 +124,19 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         """Full state as plain data, hidden information included (for debugging and replays, not for agents)."""
         self._require_reset("state_dict")
         return self.game.state_dict(self._st)
+
+    def state(self) -> np.ndarray:
+        """The full state as a float32 vector (hidden cards included), for centralised critics.
+
+        Its rows are :attr:`state_layout`; it lies in :attr:`state_space`.  Not for the agents' own inputs.
+        """
+        self._require_reset("state")
+        return self._state_encoder.encode(self._st)
+
+    @property
+    def state_layout(self) -> list[tuple[int, int, str, str]]:
+        """Rows of (offset, length, name, meaning) of the :meth:`state` vector."""
+        return self._state_encoder.layout
 
     def load_state_dict(self, d: Mapping[str, Any]) -> None:
         """Set the game to a hand-made state (scenario tests, puzzles); see ``Game.load_state_dict``."""
@@ -156,7 +182,11 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
-        seat = self._seat[agent]
+        try:
+            seat = self._seat[agent]
+        except (KeyError, TypeError):
+            raise KeyError(f"unknown agent {short_repr(agent)}; the agents are "
+                           f"{', '.join(self.possible_agents)}") from None
         if seat == self._cached_seat:  # step() already observed for the seat to act
             return {"observation": self._cached_obs.copy(),
                     "action_mask": self._mask.copy() if self._live else self._zero_mask.copy()}
@@ -218,14 +248,40 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         if done:
             self._live = False
             flags = self.terminations if done == 1 else self.truncations
+            end_info = self.episode_info()
             for a in self.agents:
                 flags[a] = True
+                self.infos[a] = dict(end_info)
             self.agent_selection = self.agents[0]
             self._deads_step_first()
         else:
             self.agent_selection = self.possible_agents[code >> 8]
         if self.render_mode == "human":
             self.render()
+
+    def episode_info(self) -> dict[str, Any]:
+        """What the ``infos`` of every agent hold once the episode is over (``{}`` while it runs).
+
+        ``winner``: the winning seat, -1 when truncated or ended by an illegal action; ``round_winner`` and
+        ``round_points``: the last finished round's winner (-1 if none) and the points it scored; ``turns``:
+        decisions taken; in match mode also ``scores`` (match scores by seat).
+        """
+        self._require_reset("episode_info")
+        # read the few fields directly: step() calls this at every episode end, and a full state_dict()
+        # (~100 us) would slow the AEC loop by 10-20%
+        st = self._st
+        done = int(st[E.S_DONE])
+        if not done and not self._illegal_ended:
+            return {}
+        info: dict[str, Any] = {
+            "winner": int(st[E.S_MATCH_WINNER]) if done == 1 else -1,
+            "round_winner": int(st[E.S_WINNER]),
+            "round_points": int(st[E.S_ROUND_POINTS]),
+            "turns": int(st[E.S_TURNS]),
+        }
+        if self.rules.episode == "match":
+            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.game.num_players]]
+        return info
 
     def _step_not_live(self, action: Any) -> None:
         if not self._has_reset:
@@ -240,8 +296,9 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._was_dead_step(None)
 
     def _as_action(self, action: Any) -> int:
-        """Accept numpy integers (and 0-d integer arrays); anything else is a clear error, never a guess."""
-        if isinstance(action, np.integer) or (
+        """Accept any integer (numpy integers, IntEnum members, 0-d integer arrays) but bool; anything else is a
+        clear error, never a guess (a float or a bool is almost always a bug in the caller)."""
+        if (isinstance(action, numbers.Integral) and not isinstance(action, (bool, np.bool_))) or (
             isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer)
         ):
             return int(action)
@@ -267,6 +324,8 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._accumulate_rewards()
         self._deads_step_first()
         self._illegal_ended = True
+        end_info = dict(self.episode_info(), illegal_action=agent)
+        self.infos = {a: dict(end_info) for a in self.agents}
         self._cached_seat = -1
         self._live = False
         self._mask[:] = 0
@@ -275,11 +334,16 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         if not self._has_reset:
             raise OrderError(f"reset() needs to be called before {what}()")
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
         self._require_reset("render")
+        if self.render_mode == "rgb_array":
+            from .render_image import render_rgb  # Pillow is imported only for images
+
+            return render_rgb(self.game, self.game.state_dict(self._st))
         text = render_ansi(self.game, self._st)
         if self.render_mode == "human":
             print(text)

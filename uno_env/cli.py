@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 SUBCOMMANDS = {
@@ -15,10 +16,29 @@ SUBCOMMANDS = {
     "train": ("uno_env.training.train", "train a MaskablePPO agent (Stable-Baselines3)"),
     "train-rllib": ("uno_env.training.rllib_train", "train with Ray RLlib (needs the rllib extra)"),
     "rules": ("uno_env.config", "print the rules options table of a game"),
+    "replay": ("uno_env.replay_cli", "show a recorded game step by step in the terminal, or write it as a web page"),
+    "serve": ("uno_env.viewer.serve", "play agents in the browser (a local page on 127.0.0.1)"),
 }
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one subcommand; Ctrl-C ends it with one line and status 130, a closed output pipe ends it quietly."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # a pipe closed early (`uno-env rules | head`) shows up here at the latest
+        return code
+    except KeyboardInterrupt:
+        print("\nuno-env: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # the reader went away: nothing more to say; point stdout at devnull so the interpreter's final flush at
+        # exit does not raise again (the recipe of the Python docs, "Note on SIGPIPE")
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # import only the chosen subcommand's module (others may need extras that are not installed)
     parser = argparse.ArgumentParser(prog="uno-env", description="UNO environments for reinforcement learning")
@@ -37,8 +57,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
-        print(f"uno-env {name}: cannot import {module}: {exc}. Install the extra it needs, e.g. "
-              f"pip install -e '.[train]' (or '.[rllib]' for train-rllib).", file=sys.stderr)
+        extra = "train,rllib" if name == "train-rllib" else "train"
+        print(f"uno-env {name}: cannot import {module}: {exc}. Install the extra it needs: "
+              f"pip install 'uno-env[{extra}]'", file=sys.stderr)
         return 1
     mod.add_arguments(sub_parser)
     args = sub_parser.parse_args(argv[1:])

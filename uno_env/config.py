@@ -32,6 +32,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import yaml
 
+from .yaml_io import MAX_BYTES as YAML_MAX_BYTES
+from .yaml_io import YAMLLimitError, load_yaml, short_repr
+
 if TYPE_CHECKING:  # pragma: no cover
     from uno_env.core.dice_set import DiceSet
 
@@ -255,7 +258,7 @@ def _check_value(spec: OptionSpec, game: str, value: Any) -> Any:
             return bool(value)
         raise ValueError(
             f"rule option {name!r} must be a bool (true or false); "
-            f"got {value!r} ({_type_name(value)}){tail}"
+            f"got {short_repr(value)} ({_type_name(value)}){tail}"
         )
 
     if spec.kind == "int":
@@ -263,12 +266,12 @@ def _check_value(spec: OptionSpec, game: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise ValueError(
                 f"rule option {name!r} must be an int in the range {lo}..{hi}; "
-                f"got {value!r} ({_type_name(value)}){tail}"
+                f"got {short_repr(value)} ({_type_name(value)}){tail}"
             )
         value = int(value)
         if not lo <= value <= hi:
             raise ValueError(
-                f"rule option {name!r} must be an int in the range {lo}..{hi}; got {value!r}{tail}"
+                f"rule option {name!r} must be an int in the range {lo}..{hi}; got {short_repr(value)}{tail}"
             )
         return value
 
@@ -277,13 +280,13 @@ def _check_value(spec: OptionSpec, game: str, value: Any) -> Any:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise ValueError(
                 f"rule option {name!r} must be a number in the range {lo}..{hi}; "
-                f"got {value!r} ({_type_name(value)}){tail}"
+                f"got {short_repr(value)} ({_type_name(value)}){tail}"
             )
         value = float(value)
         if math.isnan(value) or not lo <= value <= hi:
             raise ValueError(
                 f"rule option {name!r} must be a number in the range {lo}..{hi}; "
-                f"got {value!r}{tail}"
+                f"got {short_repr(value)}{tail}"
             )
         return value
 
@@ -291,7 +294,7 @@ def _check_value(spec: OptionSpec, game: str, value: Any) -> Any:
         if not isinstance(value, str) or value not in allowed:
             raise ValueError(
                 f"rule option {name!r} must be one of {', '.join(repr(a) for a in allowed)}; "
-                f"got {value!r}{tail}{_suggest(value, allowed)}"
+                f"got {short_repr(value)}{tail}{_suggest(value, allowed)}"
             )
         return value
 
@@ -309,12 +312,12 @@ def _check_dice_set_path(spec: OptionSpec, game: str, value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise ValueError(
             f"rule option {name!r} must be 'default' or a path to a YAML/JSON dice-set file; "
-            f"got {value!r}{tail}"
+            f"got {short_repr(value)}{tail}"
         )
     if value != "default" and not os.path.isfile(value):
         raise ValueError(
             f"rule option {name!r} must be 'default' or an existing YAML/JSON dice-set file; "
-            f"no such file: {value!r}{tail}"
+            f"no such file: {short_repr(value)}{tail}"
         )
     return value
 
@@ -467,12 +470,17 @@ class RuleConfig:
         """
         path = os.fspath(path)
         try:
+            if os.path.getsize(path) > YAML_MAX_BYTES:
+                raise ValueError(f"rules file {path!r}: the file is {os.path.getsize(path)} bytes; at most "
+                                 f"{YAML_MAX_BYTES} are read")
             with open(path, encoding="utf-8") as f:
-                text = f.read()
+                text = f.read(YAML_MAX_BYTES + 1)
         except OSError as e:
             raise ValueError(f"rules file {path!r}: cannot read it: {e.strerror or e}") from None
         try:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
+        except YAMLLimitError as e:
+            raise ValueError(f"rules file {path!r}: refused: {e}") from None
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -647,5 +655,25 @@ def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
             f"rules must be None, a preset name, a dict, a YAML path or a RuleConfig; got {type(rules).__name__}"
         )
     if num_players is not None and num_players != cfg.num_players:
+        if _gives_num_players(rules):
+            raise ValueError(f"num_players is given twice with different values: num_players={short_repr(num_players)} "
+                             f"but the rules say num_players={cfg.num_players}; give it once (for a RuleConfig: "
+                             f"rules.replace(num_players=...))")
         cfg = cfg.replace(num_players=num_players)
     return cfg
+
+
+def _gives_num_players(rules: Any) -> bool:
+    """Whether the ``rules`` argument itself sets num_players (a preset name or None leaves it to the caller)."""
+    if isinstance(rules, RuleConfig):
+        return True
+    if isinstance(rules, Mapping):
+        return "num_players" in rules
+    if isinstance(rules, str) and rules.endswith((".yaml", ".yml")):
+        try:
+            with open(rules, encoding="utf-8") as f:  # already read and checked once by from_yaml
+                data = load_yaml(f.read(YAML_MAX_BYTES + 1))
+        except (OSError, yaml.YAMLError):
+            return False
+        return isinstance(data, Mapping) and "num_players" in data
+    return False

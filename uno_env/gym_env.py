@@ -5,11 +5,15 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 
 * Keyword arguments: ``num_players``, ``rules`` (as for ``uno_env.env``), ``opponents`` (a baseline name, an
   agent object, or a list with one name/agent per other seat, in seat order skipping the learner),
-  ``learner_seat`` (a seat number, or ``"random"``: drawn at each reset) and ``render_mode`` (``"ansi"`` or
-  ``"human"``), ``illegal_action`` (below).
+  ``learner_seat`` (a seat number, or ``"random"``: drawn at each reset), ``render_mode`` (``"ansi"``,
+  ``"human"`` or ``"rgb_array"``: a picture of the table with the learner's hand), ``illegal_action`` (below),
+  ``flat_obs`` (below).
 * The observation is the learner's ``{"observation": float32 (D,), "action_mask": int8 (A,)}``, as in the AEC
-  environment; the action space is ``Discrete(A)``.  The mask is also ``info["action_mask"]`` and
+  environment; with ``flat_obs=True`` it is the float32 (D,) vector alone (a ``Box``, for CleanRL-style code).
+  The action space is ``Discrete(A)``.  The mask is also ``info["action_mask"]`` and
   :meth:`UnoGymEnv.action_masks` (what sb3-contrib's MaskablePPO calls; no ActionMasker wrapper needed).
+* When the episode ends, ``info`` also holds ``winner`` (-1 when truncated), ``round_winner``, ``round_points``,
+  ``turns`` and, in match mode, ``scores`` (see :meth:`uno_env.raw_env.episode_info`).
 * ``step(action)`` plays the learner's action, then every other seat until it is the learner's turn again (or
   the game ends).  The reward is the learner's, summed over those moves.  ``terminated``/``truncated`` are the
   AEC environment's (``max_turns`` truncates).  An illegal learner action is never replaced by another one:
@@ -29,6 +33,7 @@ import gymnasium
 import numpy as np
 from gymnasium.utils import EzPickle
 
+from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
 from .core import engine as E
@@ -68,10 +73,10 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         return f"MaskedDiscrete({self.n})"
 
 
-class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
+class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
     """UNO for one learner against scripted opponents (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -82,10 +87,15 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         learner_seat: int | str = 0,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
+        flat_obs: bool = False,
     ):
-        EzPickle.__init__(self, game, num_players, rules, opponents, learner_seat, render_mode, illegal_action)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        EzPickle.__init__(self, game, num_players, rules, opponents, learner_seat, render_mode, illegal_action,
+                          flat_obs)
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got {render_mode!r}")
+        if not isinstance(flat_obs, (bool, np.bool_)):
+            raise TypeError(f"flat_obs must be True or False; got {flat_obs!r}")
+        self.flat_obs = bool(flat_obs)
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
         self.illegal_action = illegal_action
@@ -106,11 +116,16 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         self.learner_seat = 0 if learner_seat == "random" else int(learner_seat)
         self.opponents = self._make_opponents(opponents, n)
         self.observation_space = self.aec.observation_spaces[self.aec.possible_agents[0]]
+        if self.flat_obs:
+            self.observation_space = self.observation_space["observation"]
         self._mask = self.aec._mask  # the AEC env keeps it equal to the acting seat's legal mask
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
-        self.reward_range = self.game.reward_range
         self._has_reset = False
         self._done = False
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self.action_space._legal_mask = self._mask  # MaskedDiscrete drops its link to the mask when copied
 
     # ------------------------------------------------------------------------------------------ set-up
     def _make_opponents(self, opponents: Any, n: int) -> list[Any]:
@@ -223,12 +238,17 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
             return np.zeros(self.game.num_actions, dtype=bool)
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
         if not self._has_reset:
             raise OrderError("reset() needs to be called before render()")
+        if self.render_mode == "rgb_array":
+            from .render_image import render_rgb
+
+            return render_rgb(self.game, self.game.state_dict(self.aec._st), show_seat=self.learner_seat)
         st = self.aec._st
         hand = st[E.O_HAND + self.learner_seat * E.MAX_KINDS: E.O_HAND + self.learner_seat * E.MAX_KINDS
                   + self.game.num_kinds]
@@ -270,10 +290,12 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         self._done = bool(st[E.S_DONE])
         return reward
 
-    def _observation(self) -> dict[str, np.ndarray]:
+    def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
         obs = np.empty(self.game.obs_dim, dtype=np.float32)
         st = self.aec._st
         acting = observe_one(st, self.game.cfg, self.game.spec, self.game.obs_offsets, self.learner_seat, obs)
+        if self.flat_obs:
+            return obs
         mask = self._mask.copy() if acting and not self._done else np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
@@ -285,6 +307,5 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
             "turns": int(st[E.S_TURNS]),
         }
         if self._done and st[E.S_DONE]:
-            info["winner"] = -1 if int(st[E.S_DONE]) == 2 else int(st[E.S_MATCH_WINNER])
-            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.num_players]]
+            info.update(self.aec.episode_info())
         return info

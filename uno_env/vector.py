@@ -47,6 +47,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _threads, seeding
+from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
 from .core import batch as K
@@ -121,8 +122,87 @@ class RandomLegalPolicy:
         return int(self.act_batch(None, np.asarray(action_mask)[None, :])[0])
 
 
+def _field_ranges(game: Game) -> list[tuple[str, int, int, int]]:
+    """(name, column, lowest, highest) of every state scalar the kernels use as an index or a loop bound."""
+    n, k = game.num_players, game.num_kinds
+    nd = game.dice.shape[0] if game.name == "dice" else 0
+    return [
+        ("current seat", E.S_CUR, 0, n - 1), ("phase", E.S_PHASE, 0, E.NUM_PHASES - 1),
+        ("direction", E.S_DIR, -1, 1), ("top kind", E.S_TOP, 0, k - 1), ("colour", E.S_COLOUR, 0, 3),
+        ("pending draw", E.S_PENDING, 0, E.MAX_ITEMS),
+        ("pending symbol", E.S_PENDING_SYM, -1, int(game.spec[:, 1].max())),
+        ("wild draw player", E.S_WD_PLAYER, -1, n - 1), ("wild draw guilty", E.S_WD_GUILTY, 0, 1),
+        ("drawn kind", E.S_DRAWN, -1, k - 1), ("drawn die", E.S_DRAWN_DIE, -1, nd - 1),
+        ("UNO missed seat", E.S_UNO_MISSED, -1, n - 1), ("jump-in seat", E.S_JUMP_ASK, -1, n - 1),
+        ("jump-in opener", E.S_JUMP_FROM, -1, n - 1), ("dealer", E.S_DEALER, 0, n - 1),
+        ("round", E.S_ROUND, 0, 2**31 - 1), ("turns", E.S_TURNS, 0, 2**31 - 1), ("done", E.S_DONE, 0, 2),
+        ("round winner", E.S_WINNER, -1, n - 1), ("draw pile size", E.S_DRAW_N, 0, nd if nd else E.MAX_ITEMS),
+        ("discard pile size", E.S_DISC_N, 1, 1 if nd else E.MAX_ITEMS), ("continuation", E.S_CONT, 0, 1),
+        ("last player", E.S_LAST_PLAYER, -1, n - 1), ("match winner", E.S_MATCH_WINNER, -1, n - 1),
+        ("played flag", E.S_PLAYED, 0, 1),
+    ]
+
+
+def _range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
+    """(B,) bool: rows with a field out of range (unsafe for any kernel, even the invariant checker), and what is
+    wrong with the first of them ('' if none)."""
+    n = game.num_players
+    nd = game.dice.shape[0] if game.name == "dice" else 0
+    bad = np.zeros(states.shape[0], dtype=bool)
+    first = ""
+    checks = [(f"{name} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == E.S_DIR else ""), states[:, col],
+               (states[:, col] < lo) | (states[:, col] > hi) | ((states[:, col] == 0) if col == E.S_DIR else False))
+              for name, col, lo, hi in _field_ranges(game)]
+    sizes = states[:, E.S_DRAW_N].astype(np.int64) + states[:, E.S_DISC_N]
+    checks.append(("the piles hold {} items, more than the game has", sizes, sizes > (nd if nd else E.MAX_ITEMS)))
+    for name, start, lo, hi in (("UNO call flag", E.O_CALLED, 0, 1), ("hand size", E.O_HAND_N, 0, E.MAX_ITEMS)):
+        block = states[:, start: start + n]
+        out_of_range = (block < lo) | (block > hi)
+        first_bad = block[np.arange(block.shape[0]), out_of_range.argmax(axis=1)]
+        checks.append((f"a {name} is {{}}, outside {lo}..{hi}", first_bad, out_of_range.any(axis=1)))
+    for message, values, fault in checks:
+        if fault.any() and not first:
+            b = int(np.flatnonzero(fault)[0])
+            first = f"game {b}: " + message.format(int(values[b]))
+        bad |= fault
+    return bad, first
+
+
+def _row_problem(game: Game, states: np.ndarray) -> str:
+    """'' when every state row is one the compiled kernels can read safely, else the first game and field that is
+    not.  The ranges bound every index the kernels compute from a state; the compiled invariant checker (run
+    once the ranges hold) adds conservation, hand sizes and the top card."""
+    if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2 \
+            or states.shape[1] != E.STATE_LEN:
+        return f"state rows must be an int32 array of shape (B, {E.STATE_LEN})"
+    bad, first = _range_faults(game, states)
+    if bad.any():
+        return first
+    codes = np.zeros(states.shape[0], dtype=np.int64)
+    K.check_states(states, game.cfg, game.spec, game.dice, codes)
+    bad = np.flatnonzero(codes)
+    if bad.size:
+        from .core.invariants import FAILURE_NAMES
+
+        b = int(bad[0])
+        return f"game {b}: invariant broken ({FAILURE_NAMES[int(codes[b])]})"
+    return ""
+
+
+def _as_rows(rows: Any, num_envs: int, what: str = "rows") -> np.ndarray:
+    arr = np.asarray(rows)
+    if arr.ndim != 1 or not (arr.dtype.kind in "iu" or arr.size == 0):
+        raise ValueError(f"{what} must be a 1-D sequence of integer game indices in [0, {num_envs}), got "
+                         f"{arr.dtype} array of shape {arr.shape}")
+    arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if arr.size and (arr.min() < 0 or arr.max() >= num_envs):
+        bad = arr[(arr < 0) | (arr >= num_envs)][0]
+        raise ValueError(f"{what}: game index {int(bad)} is out of range [0, {num_envs})")
+    return arr
+
+
 # ---------------------------------------------------------------------------------------------- shared machinery
-class _VectorBase(GameMetadata):
+class _VectorBase(ExactCopy, GameMetadata):
     """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
 
     def __init__(self, game: str, num_envs: int, num_players: int | None, rules: Any, seed: int | None,
@@ -162,6 +242,13 @@ class _VectorBase(GameMetadata):
         self._blocks = np.zeros(B, dtype=np.int64)  # seed lists of SEEDS_PER_REFILL episodes used since then
         self._all = np.arange(B, dtype=np.int64)
         self._has_reset = False
+        self._link_infos()
+
+    def _after_copy(self) -> None:
+        super()._after_copy()
+        self._link_infos()  # views of the copied result columns, not of the original's
+
+    def _link_infos(self) -> None:
         self.infos = {
             "winner": self._final[:, K.F_WINNER],
             "episode_turns": self._final[:, K.F_TURNS],
@@ -202,6 +289,8 @@ class _VectorBase(GameMetadata):
     def state_dict(self, b: int) -> dict[str, Any]:
         """Game ``b``'s full state as plain data (see ``Game.state_dict``)."""
         self._require_reset("state_dict")
+        if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, np.integer)) or not 0 <= b < self.num_envs:
+            raise ValueError(f"state_dict: game index must be an int in [0, {self.num_envs}), got {b!r}")
         return self.game.state_dict(self._states[b])
 
     # -- seeding -------------------------------------------------------------------------------------
@@ -305,8 +394,15 @@ class _VectorBase(GameMetadata):
         Any seat may be observed, not only the one to act (e.g. for a centralised critic).
         """
         self._require_reset("observe")
-        rows = self._all if rows is None else np.ascontiguousarray(rows, dtype=np.int64)
-        seats = np.broadcast_to(np.asarray(seats, dtype=np.int64), rows.shape).copy()
+        rows = self._all if rows is None else _as_rows(rows, self.num_envs)
+        seats = np.asarray(seats)
+        if seats.dtype.kind not in "iu":
+            raise ValueError(f"seats must be integers in [0, {self.num_players}), got {seats.dtype} values")
+        try:
+            seats = np.broadcast_to(seats.astype(np.int64), rows.shape).copy()
+        except ValueError:
+            raise ValueError(f"seats must be one seat or one per row ({rows.shape[0]}), got shape {seats.shape}") \
+                from None
         if ((seats < 0) | (seats >= self.num_players)).any():
             raise ValueError(f"seats must be in [0, {self.num_players})")
         out = np.empty((rows.shape[0], self.obs_dim), dtype=np.float32)
@@ -320,8 +416,13 @@ class _VectorBase(GameMetadata):
 
     def check_invariants(self) -> np.ndarray:
         """Indices of the games whose state breaks an invariant (conservation, counts, seat, top card)."""
+        unsafe, _ = _range_faults(self.game, self._states)  # rows the compiled checker itself cannot read safely
         out = np.zeros(self.num_envs, dtype=np.int64)
-        K.check_states(self._states, self._cfg, self._spec, self._dice, out)
+        safe = np.flatnonzero(~unsafe)
+        codes = np.zeros(safe.size, dtype=np.int64)
+        K.check_states(np.ascontiguousarray(self._states[safe]), self._cfg, self._spec, self._dice, codes)
+        out[safe] = codes
+        out[unsafe] = 1
         return np.flatnonzero(out)
 
     def snapshot(self) -> tuple[np.ndarray, ...]:
@@ -334,7 +435,20 @@ class _VectorBase(GameMetadata):
     def restore(self, snap: tuple[np.ndarray, ...]) -> None:
         """Return every game to a :meth:`snapshot` (for search: try actions, then rewind); exact, later episodes
         included."""
+        mine = (self._states, self._rngs, self._opp, self._seed_buf, self._counters, self._seed0, self._blocks,
+                getattr(self, "_learner", _NO_INT))
+        if not isinstance(snap, tuple) or len(snap) != len(mine) or any(
+                not isinstance(x, np.ndarray) or x.shape != y.shape or x.dtype != y.dtype for x, y in zip(snap, mine)):
+            raise ValueError("restore() takes a snapshot() of this environment (a tuple of arrays of the same "
+                             "shapes and dtypes)")
         states, rngs, opp, seed_buf, counters, seed0, blocks, learner = snap
+        problem = _row_problem(self.game, states)
+        if problem:
+            raise ValueError(f"restore(): the snapshot's states cannot be played: {problem}; nothing was restored")
+        if learner.size and ((learner < 0) | (learner >= self.num_players)).any():
+            raise ValueError("restore(): the snapshot's learner seats are out of range; nothing was restored")
+        if ((blocks < 0) | (counters[:, K.K_SEED_POS] < 0) | (counters[:, K.K_SEED_POS] > SEEDS_PER_REFILL)).any():
+            raise ValueError("restore(): the snapshot's seed counters are out of range; nothing was restored")
         self._states[:], self._rngs[:], self._opp[:], self._seed_buf[:], self._counters[:] = (
             states, rngs, opp, seed_buf, counters)
         if learner.size:
@@ -343,7 +457,14 @@ class _VectorBase(GameMetadata):
         self.refresh()
 
     def refresh(self) -> None:
-        """Recompute masks, seats and observations from the state rows (after editing ``states`` by hand)."""
+        """Recompute masks, seats and observations from the state rows (after editing ``states`` by hand).
+
+        Every row is checked first (seat, phase, kinds, pile sizes, conservation...): a row the kernels cannot read
+        safely raises ``ValueError`` naming the game and the field, and nothing is recomputed.
+        """
+        problem = _row_problem(self.game, self._states)
+        if problem:
+            raise ValueError(f"refresh(): {problem}; fix the state row (or restore a snapshot) before stepping")
         K.refresh(self._states, self._cfg, self._spec, self._dice, self._offs, self._masks, self._obs, self._seats)
 
     def close(self) -> None:
@@ -378,9 +499,8 @@ class UnoVectorEnv(_VectorBase):
         if rows is None:
             rows = self._all
         else:
-            rows = np.ascontiguousarray(rows, dtype=np.int64)
-            if rows.ndim != 1 or (rows.size and (rows.min() < 0 or rows.max() >= self.num_envs)) \
-                    or np.unique(rows).size != rows.size:
+            rows = _as_rows(rows, self.num_envs)
+            if np.unique(rows).size != rows.size:
                 raise ValueError(f"rows must be distinct game indices in [0, {self.num_envs})")
         acts = self._check_actions(rows, actions)
         self._clear()
@@ -428,6 +548,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
             if not np.issubdtype(learner.dtype, np.integer) or ((learner < 0) | (learner >= n)).any():
                 raise ValueError(f"learner_seat must be seats in [0, {n}), got {learner_seat!r}")
         self._learner = np.array(learner, dtype=np.int64)
+        self._check_learner_can_act()
         self._sampler = None
         if isinstance(opponents, (list, tuple)):
             if len(opponents) != n - 1:
@@ -436,6 +557,31 @@ class UnoSingleAgentVectorEnv(_VectorBase):
             self._opponent_ids[:] = np.arange(n - 1)
         else:
             self.set_opponent_pool([opponents])
+
+    def _check_learner_can_act(self) -> None:
+        """Refuse a learner seat that no deal ever reaches before ``max_turns`` ends the game: the batch would
+        otherwise reset and replay its games forever, waiting for the learner's turn (as the Gymnasium env
+        does, after 1,000 deals)."""
+        n = self.num_players
+        if self.rules.max_turns >= n:  # with no special card every seat acts within n decisions of a deal
+            return
+        from .aec import raw_env
+
+        seats = set(range(n)) if self._random_seat else set(np.unique(self._learner).tolist())
+        env = raw_env(self.game.name, num_players=n, rules=self.rules)
+        rng = np.random.default_rng(0)
+        acted: set[int] = set()
+        for deal in range(1000):
+            env.reset(seed=deal)
+            while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+                acted.add(env._seat[env.agent_selection])
+                env.step(int(rng.choice(np.flatnonzero(env._mask))))
+            if (acted & seats) if self._random_seat else seats <= acted:
+                return
+        never = sorted(seats - acted)
+        raise ValueError(f"learner_seat: seat(s) {never} never act in 1,000 deals before max_turns="
+                         f"{self.rules.max_turns} ends the game, so the learner would wait forever; raise max_turns "
+                         f"or choose another learner_seat")
 
     # -- opponents -----------------------------------------------------------------------------------
     def set_opponent_pool(self, pool: Sequence[Any], sampler: Any = None) -> None:
@@ -568,11 +714,12 @@ def _gym_vector_class():
     from gymnasium.vector import AutoresetMode, VectorEnv
     from gymnasium.vector.utils import batch_space
 
-    class UnoGymVectorEnv(VectorEnv):
+    class UnoGymVectorEnv(ExactCopy, VectorEnv):
         """Gymnasium vector env over :class:`UnoSingleAgentVectorEnv` (same-step autoreset).
 
-        Observations are ``{"observation": (B, D) float32, "action_mask": (B, A) int8}``; ``action_masks()``
-        returns the (B, A) bool masks for masked policies.  When games end, ``infos`` holds ``final_obs`` (the
+        Observations are ``{"observation": (B, D) float32, "action_mask": (B, A) int8}``, or with
+        ``flat_obs=True`` the (B, D) float32 array alone; ``action_masks()`` returns the (B, A) bool masks for
+        masked policies.  When games end, ``infos`` holds ``final_obs`` (the
         learners' last observations), ``final_info`` (``winner``, ``episode_turns``) and the ``_final_obs`` /
         ``_final_info`` masks, as Gymnasium's same-step autoreset mode specifies.
         """
@@ -582,7 +729,10 @@ def _gym_vector_class():
         def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None,
                      rules: Any = None, opponents: Any = "random", learner_seat: Any = 0, seed: int | None = None,
                      render_mode: str | None = None, max_episode_steps: int | None = None,
-                     num_threads: int | None = None):
+                     num_threads: int | None = None, flat_obs: bool = False):
+            if not isinstance(flat_obs, (bool, np.bool_)):
+                raise TypeError(f"flat_obs must be True or False; got {flat_obs!r}")
+            self.flat_obs = bool(flat_obs)
             if render_mode is not None:
                 raise ValueError("the vector env does not render; use uno_env.env(render_mode='ansi') to watch a game")
             if max_episode_steps is not None:
@@ -592,11 +742,15 @@ def _gym_vector_class():
             self.num_envs = num_envs
             self.game = self.env.game
             self.single_observation_space, self.single_action_space = _spaces(self.game, self.env.rules.target_score)
+            if self.flat_obs:
+                self.single_observation_space = self.single_observation_space["observation"]
             self.observation_space = batch_space(self.single_observation_space, num_envs)
             self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, self.game.num_actions))
             self.render_mode = None
 
-        def _obs(self) -> dict[str, np.ndarray]:
+        def _obs(self) -> dict[str, np.ndarray] | np.ndarray:
+            if self.flat_obs:
+                return self.env._obs.copy()
             return {"observation": self.env._obs.copy(), "action_mask": self.env._masks.copy()}
 
         def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -604,20 +758,26 @@ def _gym_vector_class():
                 self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
                 self.action_space.seed(seed)
             self.env.reset(seed)
-            return self._obs(), {}
+            return self._obs(), self._mask_info({})
+
+        def _mask_info(self, infos: dict[str, Any]) -> dict[str, Any]:
+            if self.flat_obs:  # the mask is not in a flat observation, so it rides in infos
+                infos["action_mask"] = self.env._masks.copy()
+                infos["_action_mask"] = np.ones(self.num_envs, dtype=bool)
+            return infos
 
         def step(self, actions):
             _, _, rew, term, trunc, info = self.env.step(actions)
             infos: dict[str, Any] = {}
             done = term | trunc
             if done.any():
-                infos["final_obs"] = {"observation": info["final_observation"].copy(),
-                                      "action_mask": np.zeros_like(self.env._masks)}
+                infos["final_obs"] = info["final_observation"].copy() if self.flat_obs else {
+                    "observation": info["final_observation"].copy(), "action_mask": np.zeros_like(self.env._masks)}
                 infos["_final_obs"] = done.copy()
                 infos["final_info"] = {"winner": info["winner"].copy(), "episode_turns": info["episode_turns"].copy(),
                                        "_winner": done.copy(), "_episode_turns": done.copy()}
                 infos["_final_info"] = done.copy()
-            return self._obs(), rew.astype(np.float64), term.copy(), trunc.copy(), infos
+            return self._obs(), rew.astype(np.float64), term.copy(), trunc.copy(), self._mask_info(infos)
 
         def action_masks(self) -> np.ndarray:
             return self.env._masks.astype(bool)
@@ -627,8 +787,12 @@ def _gym_vector_class():
             return self.game.action_names
 
         def close_extras(self, **kwargs) -> None:
-            self.env.close()
+            if hasattr(self, "env"):  # __init__ may have refused its arguments before building it
+                self.env.close()
 
+    # pickle finds the class through the module's __getattr__ (copies of a vector env pickle it by name)
+    UnoGymVectorEnv.__qualname__ = "UnoGymVectorEnv"
+    UnoGymVectorEnv.__module__ = __name__
     return UnoGymVectorEnv
 
 
@@ -645,7 +809,8 @@ def make_gym_vector_env(game: str = "classic", num_envs: int = 1, **kwargs):
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` single-agent games (the registered vector entry point).
 
     Keyword arguments: ``num_players``, ``rules``, ``opponents``, ``learner_seat``, ``seed``, ``num_threads``
-    (see :class:`UnoSingleAgentVectorEnv`).
+    (see :class:`UnoSingleAgentVectorEnv`), ``flat_obs`` (the observation is the float32 vector alone; masks
+    through ``action_masks()``).
     """
     return _cls("UnoGymVectorEnv")(game, num_envs, **kwargs)
 
@@ -659,7 +824,7 @@ def _sb3_vec_env_class():
     import gymnasium
     from stable_baselines3.common.vec_env import VecEnv
 
-    class UnoSB3VecEnv(VecEnv):
+    class UnoSB3VecEnv(ExactCopy, VecEnv):
         """A stable-baselines3 ``VecEnv`` over :class:`UnoSingleAgentVectorEnv`, for MaskablePPO without subprocesses.
 
         ``dict_obs=True``: observations ``{"observation", "action_mask"}`` (``MultiInputPolicy``); False: the
@@ -761,6 +926,8 @@ def _sb3_vec_env_class():
         def get_images(self):
             return [None for _ in range(self.num_envs)]
 
+    UnoSB3VecEnv.__qualname__ = "UnoSB3VecEnv"
+    UnoSB3VecEnv.__module__ = __name__
     return UnoSB3VecEnv
 
 

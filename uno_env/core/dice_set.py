@@ -33,6 +33,9 @@ from typing import Any
 import numpy as np
 import yaml
 
+from ..yaml_io import MAX_BYTES as YAML_MAX_BYTES
+from ..yaml_io import YAMLLimitError, load_yaml
+
 __all__ = [
     "COLOURS",
     "NUMBERS",
@@ -215,7 +218,9 @@ def _parse_text(text: str, path: str, suffix: str) -> Any:
                 f"{where}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"
             ) from None
     try:
-        return yaml.safe_load(text)
+        return load_yaml(text)
+    except YAMLLimitError as e:
+        raise ValueError(f"{where}: refused: {e}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
@@ -250,8 +255,10 @@ def load_dice_set(source: str | os.PathLike = DEFAULT_SOURCE) -> DiceSet:
     if not os.path.isfile(path):
         raise ValueError(f"{where}: no such file")
     try:
+        if os.path.getsize(path) > YAML_MAX_BYTES:
+            raise ValueError(f"{where}: the file is {os.path.getsize(path)} bytes; at most {YAML_MAX_BYTES} are read")
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            text = f.read(YAML_MAX_BYTES + 1)
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"{where}: cannot read the file: {e}") from None
     data = _parse_text(text, path, suffix)

@@ -1,0 +1,189 @@
+"""Copies of mid-game environments (pickle, copy.deepcopy, copy.copy) continue exactly as the original.
+
+Each test plays some random steps, copies, then drives the original and the copy with the same actions to the end
+(or for a fixed number of batch steps) and compares everything the caller sees.
+"""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import gymnasium
+import numpy as np
+import pytest
+
+import uno_env
+from uno_env.gym_env import UnoGymEnv
+from uno_env.vector import UnoSingleAgentVectorEnv, UnoVectorEnv, make_gym_vector_env, make_sb3_vec_env
+
+GAMES = ["classic", "pocket", "dice"]
+COPIES = {
+    "deepcopy": copy.deepcopy,
+    "copy": copy.copy,
+    "pickle": lambda env: pickle.loads(pickle.dumps(env)),
+}
+
+
+def _same(a, b, what: str) -> None:
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), what
+        for k in a:
+            _same(a[k], b[k], f"{what}[{k!r}]")
+    elif isinstance(a, (list, tuple)):
+        assert len(a) == len(b), what
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{what}[{i}]")
+    elif isinstance(a, np.ndarray):
+        np.testing.assert_array_equal(a, b, err_msg=what)
+    else:
+        assert a == b, what
+
+
+def _aec_view(env) -> dict:
+    return {
+        "agent": env.agent_selection,
+        "agents": list(env.agents),
+        "observations": {a: env.observe(a) for a in env.agents},
+        "rewards": dict(env.rewards),
+        "cumulative": dict(env._cumulative_rewards),
+        "terminations": dict(env.terminations),
+        "truncations": dict(env.truncations),
+    }
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("factory", ["raw_env", "env"])
+def test_aec_copy_continues_identically(game, how, factory):
+    rng = np.random.default_rng(7)
+    env = getattr(uno_env, factory)(game, num_players=3)
+    env.reset(seed=11)
+    for _ in range(15):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    clone = COPIES[how](env)
+    assert clone is not env
+    _same(_aec_view(env), _aec_view(clone), "right after the copy")
+    steps = 0
+    while env.agents:
+        term = env.terminations[env.agent_selection] or env.truncations[env.agent_selection]
+        action = None if term else int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+        env.step(action)
+        clone.step(action)
+        _same(_aec_view(env), _aec_view(clone), f"after step {steps}")
+        steps += 1
+    assert steps > 0 and not clone.agents
+    # the copy is independent: a new deal of one does not move the other
+    env.reset(seed=1)
+    clone.reset(seed=2)
+    assert env.state_dict() != clone.state_dict()
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("maker", ["class", "gymnasium.make"])
+def test_gym_copy_continues_identically(game, how, maker):
+    if maker == "gymnasium.make" and how == "copy":
+        pytest.skip("copy.copy of a gymnasium wrapper is shallow by Gymnasium's design (it shares the inner env)")
+    if maker == "class":
+        env = UnoGymEnv(game, num_players=3, opponents=["random", "heuristic"])
+    else:
+        env = gymnasium.make(f"uno_env/{game.capitalize()}-v0", num_players=3, opponents="random")
+    rng = np.random.default_rng(3)
+    obs, _ = env.reset(seed=5)
+    for _ in range(4):
+        obs, _, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if term or trunc:
+            obs, _ = env.reset()
+    clone = COPIES[how](env)
+    _same(clone.unwrapped.aec.state_dict(), env.unwrapped.aec.state_dict(), "state right after the copy")
+    # the action space still samples legal moves of the copy's own game
+    assert clone.unwrapped.action_space._legal_mask is clone.unwrapped._mask
+    episodes = 0
+    for step in range(3000):
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        out, out2 = env.step(action), clone.step(action)
+        _same(list(out), list(out2), f"step {step}")
+        obs = out[0]
+        if out[2] or out[3]:
+            episodes += 1
+            if episodes == 2:
+                break
+            obs, info = env.reset()
+            obs2, info2 = clone.reset()
+            _same([obs, info], [obs2, info2], "reset after the end")
+    assert episodes == 2
+
+
+def _vector_run(env, actions_rng, steps: int, multi: bool) -> list:
+    out = []
+    for _ in range(steps):
+        masks = env.masks
+        acts = np.array([actions_rng.choice(np.flatnonzero(m)) for m in masks], dtype=np.int64)
+        result = env.step(acts)
+        out.append(copy.deepcopy(result))
+    return out
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("cls", [UnoVectorEnv, UnoSingleAgentVectorEnv])
+def test_vector_copy_continues_identically(game, how, cls):
+    env = cls(game, num_envs=4, num_players=2, seed=9)
+    env.reset()
+    _vector_run(env, np.random.default_rng(1), 20, cls is UnoVectorEnv)
+    clone = COPIES[how](env)
+    np.testing.assert_array_equal(clone.states, env.states)
+    a = _vector_run(env, np.random.default_rng(2), 800, cls is UnoVectorEnv)
+    b = _vector_run(clone, np.random.default_rng(2), 800, cls is UnoVectorEnv)
+    assert int(sum(r[-3].sum() + r[-2].sum() for r in a)) > 0, "no game ended: the test compares too little"
+    for i, (x, y) in enumerate(zip(a, b)):
+        _same(list(x), list(y), f"vector step {i}")
+    # the copy's infos are its own arrays
+    assert clone.infos["winner"].base is clone._final or clone.infos["winner"].base is clone._final.base
+
+
+@pytest.mark.parametrize("how", COPIES)
+@pytest.mark.parametrize("face", ["gymnasium", "sb3"])
+def test_gym_and_sb3_vector_copy_continues_identically(how, face):
+    if face == "gymnasium":
+        env = make_gym_vector_env("dice", num_envs=3, opponents="heuristic", seed=4)
+        obs, _ = env.reset(seed=4)
+    else:
+        env = make_sb3_vec_env("dice", num_envs=3, opponents="heuristic", seed=4)
+        obs = env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        obs = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]]))[0]
+    clone = COPIES[how](env)
+    assert type(clone) is type(env)
+    for i in range(100):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in obs["action_mask"]])
+        out, out2 = env.step(acts), clone.step(acts)
+        if face == "sb3":  # the episode's wall-clock time is the only thing allowed to differ
+            for info in out[3] + out2[3]:
+                info.get("episode", {}).pop("t", None)
+        _same(list(out), list(out2), f"step {i}")
+        obs = out[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", GAMES)
+def test_soak_copies_at_random_steps(game):
+    """Many games: copy (by each method) at a random step, play both on, and compare every step to the end."""
+    rng = np.random.default_rng(99)
+    methods = list(COPIES.values())
+    for g in range(150):
+        env = uno_env.raw_env(game, num_players=int(rng.integers(2, 5)))
+        env.reset(seed=g)
+        cut = int(rng.integers(0, 60))
+        clone = None
+        step = 0
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            if step == cut:
+                clone = methods[g % len(methods)](env)
+            action = int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+            env.step(action)
+            if clone is not None:
+                clone.step(action)
+                _same(_aec_view(env), _aec_view(clone), f"game {g} step {step}")
+            step += 1

@@ -1,0 +1,262 @@
+"""Recorded games: the rules, the seed and every action of a game, enough to replay it exactly.
+
+A record is a JSON file::
+
+    {"format": "uno-env-record", "version": 1, "game": "classic", "num_players": 2,
+     "rules": {...RuleConfig.to_dict()...}, "seed": 123, "agents": ["heuristic", "random"],
+     "actions": [12, 7, ...], "result": {"winner": 0, "rewards": [1.0, -1.0], "steps": 57}}
+
+Replaying builds ``uno_env.raw_env(game, num_players, rules)``, calls ``reset(seed=seed)`` and steps the actions in
+order, each by the agent in ``agent_selection``; that is the whole contract, so any tool can replay a record.
+``result`` (optional) is what the recorded run ended with: ``winner`` (the match winner's seat, -1 when
+truncated, ``None`` if the record stops before the end), each seat's total reward, and the number of actions.
+
+    rec = load_record("game.json")   # or GameRecord("classic", 2, RuleConfig.make("classic").to_dict(), 7, actions)
+    for step in replay(rec):          # step.env is the live environment
+        print(step.index, step.agent, step.action_name)
+
+``uno-env evaluate ... --record DIR`` writes one record per arena game; ``uno-env replay FILE`` shows one.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from .config import RuleConfig
+
+__all__ = ["FORMAT", "VERSION", "RecordError", "GameRecord", "ReplayStep", "save_record", "load_record", "replay",
+           "record_result", "save_arena_games"]
+
+FORMAT = "uno-env-record"
+VERSION = 1
+#: records larger than this are refused unread (a 10,000-step game takes about 60 kB)
+MAX_RECORD_BYTES = 16 * 2**20
+_GAMES = ("classic", "pocket", "dice")
+
+
+class RecordError(ValueError):
+    """A record that is malformed, of an unknown format or version, or that does not replay."""
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value) if not isinstance(value, (list, dict)) else json.dumps(value, default=str)[: limit + 1]
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+@dataclass
+class GameRecord:
+    """One game: how to rebuild it (``game``, ``num_players``, ``rules``, ``seed``) and what was played."""
+
+    game: str
+    num_players: int
+    rules: dict[str, Any]
+    seed: int
+    actions: list[int] = field(default_factory=list)
+    agents: list[str] = field(default_factory=list)
+    result: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        self._validate()
+
+    # -- validation ---------------------------------------------------------------------------------
+    def _validate(self) -> None:
+        if self.game not in _GAMES:
+            raise RecordError(f"record field 'game': expected one of {', '.join(_GAMES)}, got {_short(self.game)}")
+        if not _is_int(self.num_players):
+            raise RecordError(f"record field 'num_players': expected an integer, got {_short(self.num_players)}")
+        if not isinstance(self.rules, Mapping):
+            raise RecordError(f"record field 'rules': expected a mapping of rule options, got {_short(self.rules)}")
+        rules = dict(self.rules)
+        if rules.get("game", self.game) != self.game:
+            raise RecordError(f"record field 'rules': the rules are for game {_short(rules['game'])}, "
+                              f"but the record's game is {self.game!r}")
+        if rules.get("num_players", self.num_players) != self.num_players:
+            raise RecordError(f"record field 'rules': num_players is {_short(rules['num_players'])} in the rules "
+                              f"but {self.num_players} in the record")
+        try:
+            RuleConfig.from_dict({**rules, "game": self.game, "num_players": int(self.num_players)})
+        except (ValueError, TypeError) as e:
+            raise RecordError(f"record field 'rules': {e}") from None
+        if not _is_int(self.seed) or not 0 <= self.seed < 2**128:
+            raise RecordError(f"record field 'seed': expected a non-negative integer, got {_short(self.seed)}")
+        if not isinstance(self.actions, list) or not all(_is_int(a) for a in self.actions):
+            bad = next((i for i, a in enumerate(self.actions) if not _is_int(a)), None) \
+                if isinstance(self.actions, list) else None
+            where = f" (item {bad} is {_short(self.actions[bad])})" if bad is not None else ""
+            raise RecordError(f"record field 'actions': expected a list of integer action ids{where}")
+        if not isinstance(self.agents, list) or not all(isinstance(a, str) for a in self.agents) or \
+                len(self.agents) not in (0, self.num_players):
+            raise RecordError(f"record field 'agents': expected a list of {self.num_players} agent names "
+                              f"(one per seat), got {_short(self.agents)}")
+        if self.result is not None:
+            self._validate_result(self.result)
+
+    def _validate_result(self, r: Any) -> None:
+        if not isinstance(r, Mapping) or set(r) != {"winner", "rewards", "steps"}:
+            raise RecordError("record field 'result': expected null or a mapping with exactly the keys "
+                              f"'winner', 'rewards', 'steps'; got {_short(r)}")
+        if r["winner"] is not None and (not _is_int(r["winner"]) or not -1 <= r["winner"] < self.num_players):
+            raise RecordError(f"record field 'result.winner': expected a seat in 0..{self.num_players - 1}, "
+                              f"-1 (truncated) or null; got {_short(r['winner'])}")
+        rw = r["rewards"]
+        if not isinstance(rw, list) or len(rw) != self.num_players or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in rw):
+            raise RecordError(f"record field 'result.rewards': expected {self.num_players} finite numbers, "
+                              f"got {_short(rw)}")
+        if r["steps"] != len(self.actions) or not _is_int(r["steps"]):
+            raise RecordError(f"record field 'result.steps': expected {len(self.actions)} (the number of "
+                              f"actions), got {_short(r['steps'])}")
+
+    # -- plain data -----------------------------------------------------------------------------------
+    def rule_config(self) -> RuleConfig:
+        return RuleConfig.from_dict({**self.rules, "game": self.game, "num_players": int(self.num_players)})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT, "version": VERSION, "game": self.game, "num_players": int(self.num_players),
+            "rules": dict(self.rules), "seed": int(self.seed), "agents": list(self.agents),
+            "actions": [int(a) for a in self.actions], "result": self.result,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, d: Any) -> "GameRecord":
+        if not isinstance(d, Mapping):
+            raise RecordError(f"a record must be a JSON object, got {_short(d)}")
+        if d.get("format") != FORMAT:
+            raise RecordError(f"record field 'format': expected {FORMAT!r}, got {_short(d.get('format'))}; "
+                              "this is not an uno-env game record")
+        if d.get("version") != VERSION or not _is_int(d.get("version")):
+            raise RecordError(f"record field 'version': this uno-env reads version {VERSION}, got "
+                              f"{_short(d.get('version'))}")
+        known = {"format", "version", "game", "num_players", "rules", "seed", "agents", "actions", "result"}
+        missing = sorted(known - {"agents", "result"} - set(d))
+        if missing:
+            raise RecordError(f"record is missing the field(s) {', '.join(missing)}")
+        unknown = sorted(str(k) for k in set(d) - known)
+        if unknown:
+            raise RecordError(f"record has unknown field(s) {_short(', '.join(unknown))}")
+        return cls(game=d["game"], num_players=d["num_players"], rules=d["rules"], seed=d["seed"],
+                   actions=d["actions"], agents=d.get("agents", []), result=d.get("result"))
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> "GameRecord":
+        if len(text) > MAX_RECORD_BYTES:
+            raise RecordError(f"record is {len(text)} bytes; at most {MAX_RECORD_BYTES} are read")
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as e:  # RecursionError: absurdly deep nesting
+            raise RecordError(f"record is not valid JSON: {_short(str(e), 120)}") from None
+        return cls.from_dict(data)
+
+
+def save_record(path: str | os.PathLike, rec: GameRecord) -> None:
+    """Write ``rec`` as JSON to ``path`` (the directory must exist)."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(rec.to_json())
+        fh.write("\n")
+
+
+def load_record(path: str | os.PathLike) -> GameRecord:
+    """Read and validate a record; a :class:`RecordError` names what is wrong (format, version, field)."""
+    path = os.fspath(path)
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_RECORD_BYTES:
+            raise RecordError(f"record {path!r} is {size} bytes; at most {MAX_RECORD_BYTES} are read")
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_RECORD_BYTES + 1)
+    except OSError as e:
+        raise RecordError(f"record {path!r}: cannot read it: {e.strerror or e}") from None
+    try:
+        return GameRecord.from_json(text)
+    except RecordError as e:
+        raise RecordError(f"record {path!r}: {e}") from None
+
+
+# ---------------------------------------------------------------------------------------------- replaying
+@dataclass
+class ReplayStep:
+    """The game after ``index`` actions of the record (``index`` 0: the deal, before any action).
+
+    ``env`` is the live replay environment (the same object at every step; copy what you keep);
+    ``agent``/``action``/``action_name`` describe the action that led here (``None`` at index 0).
+    """
+
+    index: int
+    env: Any
+    agent: str | None = None
+    action: int | None = None
+    action_name: str | None = None
+
+
+def record_result(env, totals: Sequence[float], steps: int) -> dict[str, Any]:
+    """The ``result`` entry for a game played in the AEC ``env`` (``totals``: each seat's summed rewards)."""
+    from .core import engine as E
+
+    done = int(env.unwrapped._st[E.S_DONE])
+    winner = None if done == 0 else (-1 if done == 2 else int(env.unwrapped._st[E.S_MATCH_WINNER]))
+    return {"winner": winner, "rewards": [float(x) for x in totals], "steps": int(steps)}
+
+
+def replay(rec: GameRecord, render_mode: str | None = None) -> Iterator[ReplayStep]:
+    """Yield the game after the deal and after each recorded action; raise :class:`RecordError` (naming the step)
+    when an action is not legal, the game ends before the actions do, or the end differs from ``rec.result``."""
+    from .aec import raw_env
+
+    env = raw_env(rec.game, num_players=rec.num_players, rules=rec.rule_config(), render_mode=render_mode)
+    env.reset(seed=int(rec.seed))
+    names = env.action_names
+    totals = np.zeros(env.num_agents, dtype=np.float64)
+    yield ReplayStep(0, env)
+    for i, action in enumerate(rec.actions):
+        agent = env.agent_selection
+        if not env.agents or env.terminations[agent] or env.truncations[agent]:
+            raise RecordError(f"step {i}: the game is over after {i} actions, but the record has "
+                              f"{len(rec.actions)}")
+        mask = env.observe(agent)["action_mask"]
+        if not 0 <= action < len(names) or not mask[action]:
+            legal = ", ".join(names[a] for a in np.flatnonzero(mask)[:12])
+            what = f"{action} ({names[action]!r})" if 0 <= action < len(names) else f"{action} (out of range)"
+            raise RecordError(f"step {i}: action {what} is not legal for {agent}; legal now: {legal}")
+        env.step(int(action))
+        totals += [env.rewards[a] for a in env.possible_agents]
+        yield ReplayStep(i + 1, env, agent, int(action), names[action])
+    if rec.result is not None:
+        got = record_result(env, totals, len(rec.actions))
+        want = rec.result
+        if got["winner"] != want["winner"] or not np.allclose(got["rewards"], want["rewards"], rtol=0, atol=1e-5):
+            raise RecordError(f"step {len(rec.actions)}: the replay ends with winner {got['winner']} and rewards "
+                              f"{got['rewards']}, but the record says winner {want['winner']} and rewards "
+                              f"{want['rewards']}")
+
+
+def save_arena_games(directory: str | os.PathLike, rules: RuleConfig, games: Sequence[tuple[int, Sequence[str],
+                     Mapping[str, Any]]]) -> list[str]:
+    """Write one record per arena game into ``directory`` (created if needed); return the paths.
+
+    ``games``: ``(index, seat labels, play_game result)``; the result holds ``seed`` (the env seed of the deal),
+    ``actions``, ``winner`` and ``rewards``.
+    """
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for index, labels, res in games:
+        rec = GameRecord(game=rules.game, num_players=rules.num_players, rules=rules.to_dict(), seed=int(res["seed"]),
+                         actions=[int(a) for a in res["actions"]], agents=list(labels),
+                         result={"winner": res["winner"], "rewards": list(res["rewards"]),
+                                 "steps": len(res["actions"])})
+        path = os.path.join(os.fspath(directory), f"game_{index:06d}.json")
+        save_record(path, rec)
+        paths.append(path)
+    return paths
