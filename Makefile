@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(BIN)/pip install -e ".[bench]"
 	$(BIN)/python benchmarks/bench_aec.py
 	$(BIN)/python benchmarks/bench_vector.py
+	$(BIN)/python benchmarks/bench_contention.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

@@ -45,6 +45,7 @@ from uno_env.core.cards import (
 from uno_env.core.queries import PH_COLOUR, PH_DRAWN, PH_GIVE, PH_PENDING, PH_SWAP
 
 from .base import BaseAgent, NoLegalActionError, split_observation
+from .dice_heuristic import DiceHeuristicAgent
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "colour_count": 0.5,  # per card of the new colour left in hand after the play
@@ -95,9 +96,12 @@ class HeuristicAgent(BaseAgent):
         self._colour_onehot = av.colour_onehot.astype(np.float64)
         self._wild_idx = np.flatnonzero(av.is_wild)
         self._by_cs = {(self._colour[k], self._symbol[k]): k for k in range(self.k) if not self._wild[k]}
+        self._dice_player = DiceHeuristicAgent(g, seed) if self.dice_game else None
 
     # ------------------------------------------------------------------------------------------ entry
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        if self._dice_player is not None:  # UNO Dice has its own player: agents/dice_heuristic.py
+            return self._dice_player.act(observation, action_mask)
         obs, mask = split_observation(observation, action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:

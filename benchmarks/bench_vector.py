@@ -154,8 +154,10 @@ def main(argv=None) -> int:
     out: dict = {"seconds": args.seconds, "repeats": args.repeats, "cpus": os.cpu_count(), "vector": {},
                  "single_agent": {}, "competitors": {}, "train": {}}
 
-    print(f"median of {args.repeats} runs of {args.seconds:g} s; {os.cpu_count()} CPUs; numba threads "
-          f"{os.environ.get('NUMBA_NUM_THREADS', 'default')}", flush=True)
+    from uno_env import _threads
+
+    print(f"median of {args.repeats} runs of {args.seconds:g} s; {os.cpu_count()} CPUs; simulator threads "
+          f"{_threads.default_num_threads()} (num_threads default)", flush=True)
     competitors = {}
     if not args.no_competitors:
         for name, fn in [

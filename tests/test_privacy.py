@@ -112,7 +112,7 @@ def test_own_hand_is_observed(game):
 def test_dice_future_rolls_hidden_hands_public(n):
     rng = np.random.default_rng(7)
     checks = 0
-    for seed in range(3):
+    for seed in range(6):
         env = make_env("dice", num_players=n, seed=seed)
         u = env.unwrapped
         for _ in random_play(env, rng, 150):

@@ -228,12 +228,30 @@ def test_auto_reset_continues_like_aec_reset_without_seed(aec_reference, name):
 
 
 def test_episode_seeds_follow_the_aec_derivation():
-    env = uno_env.raw_env("classic")
-    env.reset(seed=77)
-    assert V.game_seed(77) == int(np.random.default_rng(77).integers(0, 2**63 - 1))
-    seeds = V.episode_seeds(77, 40)
-    g = np.random.default_rng(77)
-    assert seeds.tolist() == [int(g.integers(0, 2**63 - 1)) for _ in range(40)]
+    """Episode e's core seed is the e-th output of a splitmix64 stream seeded with the game's seed, halved."""
+    for seed in (0, 77, 2**64 - 1):
+        nxt = _splitmix_words(seed - 0x9E3779B97F4A7C15)  # undo the helper's own first advance
+        expected = [nxt() >> 1 for _ in range(40)]
+        assert V.game_seed(seed) == expected[0]
+        assert V.episode_seeds(seed, 40).tolist() == expected
+        env = uno_env.raw_env("classic")
+        env.reset(seed=seed)
+        for e in range(3):
+            g = env.game
+            st, rng = g.new_states(1)
+            E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, expected[e])
+            assert np.array_equal(st[0], env._st)
+            env.reset()
+
+
+@pytest.mark.parametrize("seeds", [-1, 2**64 - 3, [0, -5, 1, 2]])
+def test_seeds_out_of_range_are_rejected(seeds):
+    env = V.UnoVectorEnv("classic", 4, seed=3)
+    env.reset()
+    before = env.states.copy()
+    with pytest.raises(ValueError, match=r"seeds.*2\*\*64"):
+        env.reset(seeds=seeds)
+    assert np.array_equal(env.states, before)
 
 
 def test_seed_lists_refill_after_many_auto_resets():

@@ -56,7 +56,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     denom = 1.0 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # clamped to contain p: at p = 0 or 1, rounding would otherwise leave it a hair outside its own interval
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def lineup_cycle(num_agents: int, num_players: int) -> list[tuple[int, ...]]:

@@ -23,6 +23,7 @@ from .core.cards import COL_COUNT, COL_POINTS
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
+from .seeding import check_seed, episode_seed, random_seed
 
 _step_and_observe = step_and_observe
 _observe_one = observe_one
@@ -101,7 +102,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._mask = np.zeros(a, dtype=np.int8)
         self._rew = np.zeros(MAX_PLAYERS, dtype=np.float32)
         self._zero_mask = np.zeros(a, dtype=np.int8)
-        self._np_random: np.random.Generator | None = None
+        self._seed: int | None = None  # the last reset(seed=...)'s seed; episode index since then below
+        self._episode = 0
         self._has_reset = False
         self._illegal_ended = False
         self._live = False  # reset and not finished: step() takes the fast path
@@ -171,12 +173,12 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     # -- AEC API ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-            self._np_random = np.random.default_rng(int(seed))
-        elif self._np_random is None:
-            self._np_random = np.random.default_rng()
-        game_seed = int(self._np_random.integers(0, 2**63 - 1))
+            self._seed, self._episode = check_seed(seed), 0
+        elif self._seed is None:
+            self._seed, self._episode = random_seed(), 0
+        else:
+            self._episode += 1
+        game_seed = episode_seed(self._seed, self._episode)  # see uno_env.seeding
         E.reset_one(self._st, self._r, self.game.cfg, self.game.spec, self.game.dice, game_seed)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
