@@ -97,6 +97,7 @@ class HeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------------------------------ entry
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """The heuristic's choice for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask = split_observation(observation, action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:

@@ -148,6 +148,7 @@ class TrainConfig:
 
     @property
     def rollout_size(self) -> int:
+        """Environment steps per PPO update: ``ppo.n_steps * env.n_envs``."""
         return self.ppo.n_steps * self.env.n_envs
 
 
@@ -352,6 +353,7 @@ def _baseline_names() -> list[str]:
 
 
 def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainConfig:
+    """A :class:`TrainConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
     cfg = _build(TrainConfig, data)
@@ -361,10 +363,12 @@ def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainCon
 
 
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
+    """The config as plain data (the inverse of :func:`config_from_dict`)."""
     return dataclasses.asdict(cfg)
 
 
 def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
+    """The mapping in the YAML file ``path``; ConfigError for a missing, unreadable or malformed file."""
     path = os.fspath(path)
     if not os.path.exists(path):
         raise ConfigError(f"config file {path!r} does not exist")
@@ -405,6 +409,7 @@ def parse_overrides(items: list[str] | None) -> list[tuple[list[str], Any]]:
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[tuple[list[str], Any]]) -> dict[str, Any]:
+    """A copy of ``data`` with each ``(key path, value)`` of ``overrides`` set (``--set a.b=value``)."""
     data = _deep_copy(data)
     for path, value in overrides:
         node = data

@@ -82,6 +82,7 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
     """
 
     def setup(self):
+        """Build the policy and value networks from ``model_config`` (invalid keys are a ValueError)."""
         cfg = dict(DEFAULT_MODEL_CONFIG)
         cfg.update({k: v for k, v in (self.model_config or {}).items() if k in DEFAULT_MODEL_CONFIG})
         # (RLlib merges its own DefaultModelConfig keys, e.g. fcnet_hiddens, into model_config: they are ignored)
@@ -127,11 +128,13 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
         return {Columns.ACTION_DIST_INPUTS: self._mask_logits(self.pi(x), mask), Columns.EMBEDDINGS: x}
 
     def compute_values(self, batch: Dict[str, Any], embeddings: Optional[Any] = None) -> torch.Tensor:
+        """The value estimate of every observation in ``batch``."""
         if embeddings is None:
             embeddings, _ = self._features(batch[Columns.OBS])
         return self.vf(embeddings).squeeze(-1)
 
     def get_non_inference_attributes(self) -> list[str]:
+        """The value network, which EnvRunners' inference-only copies leave out."""
         return ["vf"]
 
 
@@ -147,6 +150,7 @@ class BaselineRLModule(RLModule):
     framework = "torch"
 
     def setup(self):
+        """Load the baseline agent named in ``model_config`` for the game it describes."""
         from uno_env.agents.registry import load_agent
         from uno_env.config import make_rules
         from uno_env.core.game import Game
@@ -177,6 +181,7 @@ class BaselineRLModule(RLModule):
         raise NotImplementedError("BaselineRLModule is frozen: leave it out of policies_to_train")
 
     def compile(self, *args, **kwargs):  # called on TorchRLModules by some code paths; nothing to compile
+        """Nothing to compile: the module has no parameters."""
         pass
 
 
@@ -309,6 +314,7 @@ class RllibPolicyAgent(BaseAgent):
 
     @property
     def module(self) -> RLModule:
+        """The policy's RLModule (loaded from the checkpoint on first use)."""
         return self._module if self._module is not None else self._load()
 
     def action_logits(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
@@ -321,6 +327,7 @@ class RllibPolicyAgent(BaseAgent):
         return out[Columns.ACTION_DIST_INPUTS].cpu().numpy()
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The policy's actions for a batch, illegal actions masked out."""
         masks = np.asarray(action_masks) != 0
         logits = self.action_logits(observations, masks)
         logits = np.where(masks, logits, -np.inf)
@@ -337,6 +344,7 @@ class RllibPolicyAgent(BaseAgent):
         return out
 
     def act(self, observation: Any, action_mask: Optional[np.ndarray] = None) -> int:
+        """The policy's action for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask = split_observation(observation, action_mask)
         self._check_mask(mask)
         if not np.any(mask):

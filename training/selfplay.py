@@ -76,13 +76,16 @@ class PolicyWeights:
 
     @property
     def obs_dim(self) -> int:
+        """The observation length the network takes (the mask excluded)."""
         return self.weights[0].shape[1] - (self.num_actions if self.include_mask else 0)
 
     @property
     def num_actions(self) -> int:
+        """The number of logits, A."""
         return self.weights[-1].shape[0]
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The action logits (B, A) of observations (B, D) with legal masks (B, A), in numpy."""
         x = np.asarray(obs, dtype=np.float32)
         if self.obs_transform == "symlog":
             x = np.sign(x) * np.log1p(np.abs(x))
@@ -128,6 +131,7 @@ def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = 
 
 
 def load_weights(path: str) -> tuple[PolicyWeights, dict[str, Any]]:
+    """Read a snapshot written by :func:`save_weights` (no pickle): the weights and their metadata."""
     with np.load(path, allow_pickle=False) as z:
         info = json.loads(str(z["meta"]))
         n = int(info["layers"])
@@ -160,15 +164,18 @@ class SnapshotAgent:
     @classmethod
     def load(cls, path: str, name: str | None = None, deterministic: bool = False,
              seed: int | None = None) -> "SnapshotAgent":
+        """An agent from a snapshot file written by :func:`save_weights`."""
         pw, info = load_weights(path)
         return cls(pw, name=name or info.get("name") or os.path.basename(path), deterministic=deterministic,
                    seed=seed)
 
     def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's sampling stream (``None``: fresh entropy)."""
         self._seed = seed
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """The policy's action for one seat's ``observation`` and legal ``action_mask``."""
         observation, action_mask = split_observation(observation, action_mask)
         obs = np.asarray(observation, dtype=np.float32)[None, :]
         mask = action_mask[None, :]
@@ -177,6 +184,8 @@ class SnapshotAgent:
         return int(self.act_batch(obs, mask)[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The policy's actions for a batch: sampled (Gumbel-max) or, if deterministic, the argmax of the legal logits.
+        """
         masks = np.asarray(action_masks) != 0
         logits = self.weights.logits(observations, masks)
         if not self.deterministic:
@@ -240,6 +249,7 @@ class OpponentPool:
         return dropped
 
     def specs(self) -> list[str]:
+        """Agent specs of every pool member: baseline names and ``snapshot:`` paths."""
         return list(self.baseline_names) + [SNAPSHOT_PREFIX + s["path"] for s in self.snapshots]
 
     # -- drawing --------------------------------------------------------------------------------
@@ -272,10 +282,12 @@ class OpponentPool:
 
     # -- checkpointing --------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
+        """The pool as plain data (snapshots, self-play flag, PRNG state) for a checkpoint."""
         return {"snapshots": [dict(s) for s in self.snapshots], "selfplay_active": self.selfplay_active,
                 "rng": self.rng.bit_generator.state}
 
     def load_state_dict(self, d: Mapping[str, Any]) -> None:
+        """Restore the pool from :meth:`state_dict` output."""
         self.snapshots = [dict(s) for s in d["snapshots"]]
         self.selfplay_active = bool(d["selfplay_active"])
         self.rng.bit_generator.state = d["rng"]

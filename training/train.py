@@ -60,6 +60,7 @@ class TrainError(RuntimeError):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env train``."""
     parser.add_argument("--config", metavar="YAML", help="training config (configs/train/*.yaml); "
                         "without it the defaults of training/config.py are used")
     parser.add_argument("--resume", action="store_true",
@@ -77,6 +78,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env train``: prepare the run directory, train and write the report; returns the exit status."""
     try:
         cfg, run_dir, checkpoint = prepare(args)
     except (ConfigError, TrainError) as e:
@@ -225,6 +227,7 @@ class PoolWrapper(gym.Wrapper):
         self._fresh = True  # the opponents given to the env's constructor serve the first episode
 
     def reset(self, *, seed=None, options=None):
+        """Draw new opponents from the pool (after the first episode), then reset the wrapped env."""
         if self._fresh:
             self._fresh = False
         else:
@@ -235,9 +238,11 @@ class PoolWrapper(gym.Wrapper):
         return obs, info
 
     def set_pool(self, snapshots, selfplay_active):
+        """Replace the self-play snapshots the opponents are drawn from."""
         self.sampler.set_pool(snapshots, selfplay_active)
 
     def action_masks(self):
+        """The learner's legal actions (what MaskablePPO calls)."""
         return self.env.unwrapped.action_masks()
 
 
@@ -539,6 +544,7 @@ class Trainer:
 
     # -- state ----------------------------------------------------------------------------------
     def state(self, step: int) -> dict:
+        """The run's state at ``step`` as plain data, saved with each checkpoint."""
         return {
             "step": int(step),
             "config": config_to_dict(self.cfg),
@@ -554,6 +560,7 @@ class Trainer:
         }
 
     def load_state(self, d: dict) -> None:
+        """Restore the run's state from :meth:`state` output (when resuming)."""
         self.pool.load_state_dict(d["pool"])
         # snapshot paths are stored absolute; re-anchor them if the run directory moved
         for s in self.pool.snapshots:
@@ -567,10 +574,12 @@ class Trainer:
         self.sessions = int(d.get("sessions", 1)) + 1
 
     def wall_time(self) -> float:
+        """Seconds spent training in this run, earlier sessions included."""
         return self.wall_time_before + (time.time() - self.session_start)
 
     # -- between rollouts -----------------------------------------------------------------------
     def between_rollouts(self, model, logger, cb) -> None:
+        """Between two rollouts: start self-play, take snapshots, evaluate and checkpoint when due."""
         step = int(model.num_timesteps)
         cfg = self.cfg
         changed = False
@@ -596,6 +605,7 @@ class Trainer:
         logger.record("selfplay/snapshot_prob", sum(v for k, v in p.items() if k not in self.pool.baseline_names))
 
     def add_snapshot(self, model, step: int) -> None:
+        """Save the current policy as a self-play snapshot and add it to the pool."""
         from .selfplay import export_policy, save_weights
 
         os.makedirs(os.path.join(self.run_dir, "pool"), exist_ok=True)
@@ -604,11 +614,13 @@ class Trainer:
         self.pool.add_snapshot(path, step, name=f"snapshot_{step}")
 
     def learner_agent(self, model, deterministic: bool = True) -> SnapshotAgent:
+        """The current policy as an arena agent."""
         from .selfplay import export_policy
 
         return SnapshotAgent(export_policy(model.policy), name="learner", deterministic=deterministic)
 
     def evaluate(self, model, step: int, logger, cb) -> None:
+        """Play the current policy against the evaluation opponents and log the win rates."""
         ev = self.cfg.evaluation
         t0 = time.time()
         rows = run_arena(self.learner_agent(model, ev.deterministic), ev.opponents, self.cfg, ev.games,
@@ -829,6 +841,7 @@ def _versions() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``uno-env train`` with ``argv`` (default: the command line)."""
     parser = argparse.ArgumentParser(prog="uno-env train", description=__doc__.split("\n")[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))

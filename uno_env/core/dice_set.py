@@ -104,6 +104,7 @@ class DiceSet:
 
     @property
     def num_dice(self) -> int:
+        """How many dice the bag holds."""
         return len(self.faces)
 
     def __len__(self) -> int:

@@ -172,6 +172,7 @@ def _below(rng, n):
 
 @njit(cache=True)
 def seed_rng(rng, seed):
+    """Set a game's splitmix64 PRNG word ``rng[0]`` from ``seed`` (compiled)."""
     rng[0] = np.uint64(seed)
     _next_u64(rng)
 
@@ -249,6 +250,7 @@ def _playable(st, cfg, spec, seat, kind):
 
 @njit(cache=True)
 def hand_points(st, cfg, spec, seat):
+    """The scoring value of ``seat``'s hand: numbers at face value, coloured actions 20, wilds 50 (compiled)."""
     total = 0
     for kind in range(cfg[C_K]):
         total += st[_hand(seat, kind)] * spec[kind, COL_POINTS]
@@ -530,6 +532,7 @@ def deal_prepared(st, rng, cfg, spec, dice, dealer):
 
 @njit(cache=True)
 def reset_one(st, rng, cfg, spec, dice, seed):
+    """Deal a new game into state row ``st`` with PRNG ``rng`` seeded by ``seed`` (compiled; scores reset)."""
     seed_rng(rng, seed)
     for i in range(STATE_LEN):
         st[i] = 0

@@ -31,6 +31,7 @@ FAILURE_NAMES = ("ok", "negative count", "hand size", "conservation", "seat", "t
 
 @njit(cache=True)
 def check_state(st, cfg, spec, dice):
+    """0 if state row ``st`` keeps every invariant, else the first failure code (see ``FAILURE_NAMES``); compiled."""
     n = cfg[E.C_NP]
     k = cfg[E.C_K]
     if st[E.S_CUR] < 0 or st[E.S_CUR] >= n:
