@@ -32,7 +32,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install -e ".[train,dev]"
 	touch $@
 
+# import-linter: the layers contract in pyproject.toml (imports run cli -> training -> agents -> shells -> core)
 test: $(STAMP) $(RLLIB_STAMP) $(DOCS_STAMP)
+	$(BIN)/python tools/lint_imports.py
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 tests
 	$(BIN)/mkdocs build --strict
 
@@ -43,7 +45,7 @@ test-slow: $(STAMP) $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -m slow -n 2 tests
 
 # a second `make train` continues the run in runs/classic_ppo (or, once finished, re-runs its final report)
-TRAIN_CONFIG = configs/train/classic_ppo.yaml
+TRAIN_CONFIG = classic_ppo
 train: $(STAMP)
 	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/classic_ppo/checkpoints),--resume,)
 

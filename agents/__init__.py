@@ -2,7 +2,9 @@
 
 Every agent is built for one configured game and offers ``act(observation, action_mask) -> int`` and
 ``act_batch(observations, masks) -> int64 array`` (see :mod:`agents.base`).  Get one by name or by the path of
-a saved MaskablePPO policy with :func:`load_agent` (torch is imported only for a path).
+a saved policy with :func:`load_agent`: the pickle-free ``policy.npz`` that training writes plays with numpy
+(:mod:`agents.policy`); SB3 zips and RLlib checkpoints, which unpickle, load only with ``allow_pickle=True``
+(and then import torch).
 
 * ``random``: uniform over the legal actions.
 * ``greedy``: sheds the highest-value legal card, calls UNO, never challenges.

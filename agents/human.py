@@ -209,8 +209,12 @@ def play_cli(
     seed: int | None = None,
     input_stream: TextIO | None = None,
     output_stream: TextIO | None = None,
+    allow_pickle: bool = False,
 ) -> int:
-    """Play one game in the terminal (or on the given streams). Returns an exit code (0 also on Ctrl-D)."""
+    """Play one game in the terminal (or on the given streams). Returns an exit code (0 also on Ctrl-D).
+
+    ``allow_pickle``: opponents may be SB3 zips or RLlib checkpoints, which run code from the file when loaded.
+    """
     from uno_env import raw_env
     from uno_env.render import render_ansi
 
@@ -240,7 +244,7 @@ def play_cli(
     others = [s for s in range(n) if s != seat]
     labels = {}
     for s, spec in zip(others, specs):
-        seat_agents[s] = load_agent(spec, g, seed=int(rng.integers(2**63 - 1)))
+        seat_agents[s] = load_agent(spec, g, seed=int(rng.integers(2**63 - 1)), allow_pickle=allow_pickle)
         labels[s] = f"player_{s} ({spec})"
     human = HumanAgent(g, input_stream=input_stream, output_stream=out, state_fn=lambda: env._st)
     labels[seat] = f"player_{seat} (you)"
@@ -285,6 +289,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seat", default="0", help="your seat number, or 'random' (default 0)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents")
     parser.add_argument("--rules", default=None, help="rules preset name or path of a rules YAML file")
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="also load Stable-Baselines3 .zip files and RLlib checkpoints as opponents: they "
+                             "unpickle, so a crafted file runs code; use only for files you trust")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -300,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     try:
         return play_cli(game=args.game, num_players=args.num_players, rules=args.rules, opponents=args.opponents,
-                        seat=seat, seed=args.seed)
+                        seat=seat, seed=args.seed, allow_pickle=args.trust_pickle)
     except (UnknownAgentError, FileNotFoundError, ValueError) as exc:
         print(f"uno-env play: error: {exc}", file=sys.stderr)
         return 2

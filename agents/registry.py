@@ -1,7 +1,10 @@
-"""Agents by name, and saved policies by path: ``load_agent("heuristic", game)``, ``load_agent("runs/x.zip", game)``.
+"""Agents by name, and saved policies by path: ``load_agent("heuristic", game)``,
+``load_agent("runs/classic_ppo/policy.npz", game)``.
 
-Saved Stable-Baselines3 ``MaskablePPO`` zips are loaded through ``sb3_contrib`` only when a path is given, so
-importing :mod:`agents` never imports torch.
+Saved policies load from the pickle-free format by default (:mod:`uno_env.agents.policy`: an ``.npz`` of
+weights with JSON metadata, played with numpy).  Stable-Baselines3 zips and RLlib checkpoints unpickle Python
+objects when they load, so a crafted file runs code: they load only with ``allow_pickle=True`` (the command
+line's ``--trust-pickle``), and then import torch (and ray).  Importing :mod:`agents` never imports torch.
 """
 from __future__ import annotations
 
@@ -14,11 +17,18 @@ import numpy as np
 from .base import BaseAgent, NoLegalActionError, resolve_game, split_observation
 
 __all__ = ["BASELINES", "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
-           "UnknownAgentError"]
+           "UnknownAgentError", "UntrustedPolicyError"]
+
+#: the pickle-free policy file a training run writes (``runs/NAME/policy.npz``)
+POLICY_NPZ = "policy.npz"
 
 
 class UnknownAgentError(ValueError):
     """The agent spec is neither a known name nor the path of a saved policy."""
+
+
+class UntrustedPolicyError(UnknownAgentError):
+    """A policy file that would be unpickled (SB3 zip, RLlib checkpoint) given without ``allow_pickle=True``."""
 
 
 def _random(game, seed=None, **kw):
@@ -39,6 +49,12 @@ def _heuristic(game, seed=None, **kw):
     return HeuristicAgent(game, seed=seed, **kw)
 
 
+def _rlcard_rule(game, seed=None, **kw):
+    from .rlcard_rule import RLCardRuleAgent
+
+    return RLCardRuleAgent(game, seed=seed, **kw)
+
+
 def _human(game, seed=None, **kw):
     from .human import HumanAgent
 
@@ -50,6 +66,7 @@ BASELINES: dict[str, Callable[..., Any]] = {
     "random": _random,
     "greedy": _greedy,
     "heuristic": _heuristic,
+    "rlcard-rule": _rlcard_rule,
     "human": _human,
 }
 
@@ -78,11 +95,30 @@ def make_agent(name: str, game: Any, seed: int | None = None, **kwargs: Any):
 
 
 def _looks_like_path(spec: str) -> bool:
-    return os.sep in spec or "/" in spec or spec.endswith(".zip") or Path(spec).exists()
+    return os.sep in spec or "/" in spec or spec.endswith((".zip", ".npz")) or Path(spec).exists()
 
 
-def load_agent(spec: Any, game: Any, seed: int | None = None):
-    """An agent from ``spec``: a baseline name, the path of a saved MaskablePPO zip, or an agent object.
+def _is_rllib_checkpoint(path: Path) -> bool:
+    return (any((p / "rllib_checkpoint.json").is_file() for p in (path, path / "final"))
+            or (path / "module_state.pkl").is_file())
+
+
+def _refuse(spec: str, kind: str, instead: Path | None) -> UntrustedPolicyError:
+    alt = (f"load the pickle-free policy written beside it ({instead})" if instead is not None
+           else "use a pickle-free policy.npz instead (uno-env's trainers write one with every policy)")
+    return UntrustedPolicyError(
+        f"agent {spec!r} is {kind}: loading it unpickles Python objects, so a crafted file can run any code. "
+        f"To play it safely, {alt}; if you trust where it came from, pass --trust-pickle (allow_pickle=True in "
+        f"Python)")
+
+
+def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: bool = False):
+    """An agent from ``spec``: a baseline name, the path of a saved policy, or an agent object.
+
+    Saved policies: a pickle-free ``.npz`` (:mod:`uno_env.agents.policy`), or a run directory holding
+    ``policy.npz`` (``uno-env train`` and ``uno-env train-rllib`` write one).  A Stable-Baselines3 ``.zip`` or an
+    RLlib checkpoint directory loads only with ``allow_pickle=True``: both unpickle, so a crafted file runs
+    code; without it they raise :class:`UntrustedPolicyError` before the file is opened.
 
     ``game`` is a :class:`~uno_env.core.game.Game`, a game name, a RuleConfig or an environment.  A bad name or
     a missing / unreadable file raises :class:`UnknownAgentError` (a ``ValueError``) or ``FileNotFoundError``
@@ -102,22 +138,44 @@ def load_agent(spec: Any, game: Any, seed: int | None = None):
             f"unknown agent {spec!r}: not a baseline ({', '.join(BASELINES)}) and not the path of a saved policy"
         )
     path = Path(spec)
-    if not path.exists() and path.suffix != ".zip" and Path(spec + ".zip").exists():
-        path = Path(spec + ".zip")
+    if not path.exists() and path.suffix not in (".npz", ".zip"):  # the suffix may be left out
+        path = next((p for p in (Path(spec + ".npz"), Path(spec + ".zip")) if p.exists()), path)
     if not path.exists():
-        raise FileNotFoundError(f"agent {spec!r}: no such file (expected a baseline name or a saved MaskablePPO zip)")
+        raise FileNotFoundError(f"agent {spec!r}: no such file (expected a baseline name or a saved policy, "
+                                f"e.g. runs/NAME/policy.npz)")
     if path.is_dir():
-        # an RLlib checkpoint (or a train-rllib run directory); detected by its files so ray loads only then
-        if any((p / "rllib_checkpoint.json").is_file() for p in (path, path / "final")) or (
-            path / "module_state.pkl"
-        ).is_file():
-            from uno_env.training.rllib_module import load_rllib_agent
+        npz = path / POLICY_NPZ
+        rllib = _is_rllib_checkpoint(path)
+        if rllib and allow_pickle:
+            from .rllib_policy import load_rllib_agent
 
             return load_rllib_agent(path, game, seed=seed)
+        for cand in (npz, path / "final" / POLICY_NPZ):
+            if cand.is_file():
+                return _numpy_agent(cand, game, seed)
+        if rllib:
+            raise _refuse(spec, "an RLlib checkpoint", None)
         raise UnknownAgentError(
-            f"agent {spec!r} is a directory but not an RLlib checkpoint; expected a saved MaskablePPO zip or the "
-            f"checkpoint directory `uno-env train-rllib` writes")
-    return SB3PolicyAgent(str(path), game, seed=seed)
+            f"agent {spec!r} is a directory without a {POLICY_NPZ}; expected a saved policy (.npz), a run "
+            f"directory of `uno-env train` / `uno-env train-rllib`, or (with --trust-pickle) an RLlib checkpoint")
+    if path.suffix == ".npz":
+        return _numpy_agent(path, game, seed)
+    if path.suffix == ".zip":
+        if not allow_pickle:
+            beside = path.with_suffix(".npz")
+            raise _refuse(spec, "a Stable-Baselines3 zip", beside if beside.is_file() else None)
+        return SB3PolicyAgent(str(path), game, seed=seed)
+    raise UnknownAgentError(f"agent {spec!r}: unknown policy file type {path.suffix or '(none)'!r}; expected a "
+                            f"pickle-free .npz (or, with --trust-pickle, a Stable-Baselines3 .zip)")
+
+
+def _numpy_agent(path: Path, game: Any, seed: int | None):
+    from .policy import NumpyPolicyAgent, PolicyFormatError
+
+    try:
+        return NumpyPolicyAgent.load(path, resolve_game(game), deterministic=True, seed=seed)
+    except PolicyFormatError as e:
+        raise UnknownAgentError(str(e)) from None
 
 
 class SB3PolicyAgent(BaseAgent):
@@ -143,7 +201,7 @@ class SB3PolicyAgent(BaseAgent):
             from sb3_contrib import MaskablePPO
         except ImportError as exc:  # pragma: no cover - depends on the extras installed
             raise ImportError(
-                f"loading the saved policy {self.path!r} needs sb3-contrib and torch: pip install -e '.[train]'"
+                f"loading the saved policy {self.path!r} needs sb3-contrib and torch: pip install 'uno-env[train]'"
             ) from exc
         try:
             model = MaskablePPO.load(self.path, device=self.device)

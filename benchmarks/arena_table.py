@@ -12,7 +12,8 @@ from pathlib import Path
 def row(path: Path) -> tuple:
     d = json.loads(path.read_text())
     first, second = d["agents"]
-    preset = " (rlcard rules)" if "rlcard" in path.stem else ""
+    # files are named GAME_Np[_PRESET]_A_vs_B.json; an agent's name (rlcard-rule) may contain a preset's name
+    preset = " (rlcard rules)" if path.stem.split("_")[2:3] == ["rlcard"] else ""
     return (d["game"], d["num_players"], f"{first['agent']} vs {second['agent']}{preset}", d["games"],
             f"{100 * first['win_rate']:.1f}% [{100 * first['ci95_low']:.1f}, {100 * first['ci95_high']:.1f}]",
             f"{first['mean_points']:.1f} / {second['mean_points']:.1f}", f"{d['mean_length']:.1f}",

@@ -101,8 +101,10 @@ def test_metadata():
         env = uno_env.env(game)
         assert env.metadata["name"] == f"uno_{game}_v0"
         assert env.metadata["is_parallelizable"] is False
-        assert set(env.metadata["render_modes"]) == {"ansi", "human"}
-    assert uno_env.classic_v0.env().metadata["name"] == "uno_classic_v0"
+        assert set(env.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
+    from uno_env import classic_v0  # a submodule: not an attribute until something imports it
+
+    assert classic_v0.env().metadata["name"] == "uno_classic_v0"
 
 
 @pytest.mark.parametrize("game", uno_env.GAMES)

@@ -13,6 +13,7 @@ import pytest
 import uno_env
 from uno_env.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent, load_agent
 from uno_env.agents.base import ActionView, NoLegalActionError, ObsView
+from uno_env.agents.rlcard_rule import RLCardRuleAgent
 from uno_env.agents.registry import SB3PolicyAgent, UnknownAgentError, available_agents, make_agent
 from uno_env.config import make_rules
 from uno_env.core import engine as E
@@ -22,7 +23,7 @@ from uno_env.core.observe import observe_one
 from conftest import act, aid, legal, scenario
 
 ROOT = Path(__file__).resolve().parent.parent
-BASELINES = ["random", "greedy", "heuristic"]
+BASELINES = ["random", "greedy", "heuristic", "rlcard-rule"]
 
 
 def collect_states(game: str, num_players: int = 2, rules=None, games: int = 6, seed: int = 0):
@@ -172,6 +173,29 @@ def test_heuristic_keeps_wilds_and_never_bluffs():
     assert h_act(env) == "play red 2"
 
 
+def rule_act(env, seat=0, seed=0):
+    return env.action_names[RLCardRuleAgent(env, seed=seed).act(env.observe(f"player_{seat}"))]
+
+
+def test_rlcard_rule_plays_wild_draw_four_first_and_names_the_colour_held_most():
+    # RLCard's uno-rule-v1: a playable Wild Draw Four goes first, before any plain card
+    env = scenario("classic", "rlcard", hands=[["wild draw four", "blue 1", "blue 2", "green 5"], other(5)],
+                   top="red 9")
+    assert "play red 9" not in legal(env) and "play blue 1" not in legal(env)
+    assert rule_act(env) == "play wild draw four"
+    act(env, "play wild draw four")
+    assert rule_act(env) == "choose colour blue"
+
+
+def test_rlcard_rule_keeps_wilds_while_a_plain_card_plays_and_draws_only_when_stuck():
+    env = scenario("classic", hands=[["wild", "red 3", "red 5", "blue 8"], other(5)], top="red 9")
+    assert {rule_act(env, seed=s) for s in range(30)} == {"play red 3", "play red 5"}
+    env = scenario("classic", hands=[["wild", "blue 8"], other(5)], top="red 9")
+    assert rule_act(env) == "play wild + UNO"
+    env = scenario("classic", hands=[["blue 8", "green 2"], other(5)], top="red 9", draw=["yellow 1"])
+    assert rule_act(env) == "draw"
+
+
 def test_heuristic_names_the_colour_it_holds_most():
     env = scenario("classic", hands=[["wild", "blue 1", "blue 2", "blue 5", "red 3"], other(5)],
                    top="green 9")
@@ -284,9 +308,11 @@ def test_registry_names_and_errors(tmp_path):
         load_agent(str(tmp_path) + os.sep, "classic")
     bad = tmp_path / "bad.zip"
     bad.write_text("not a zip")
+    with pytest.raises(UnknownAgentError, match="unpickles.*--trust-pickle"):
+        load_agent(str(bad), "classic")
     pytest.importorskip("sb3_contrib")
     with pytest.raises(UnknownAgentError, match="cannot load"):
-        load_agent(str(bad), "classic")
+        load_agent(str(bad), "classic", allow_pickle=True)
     with pytest.raises(TypeError):
         load_agent(42, "classic")
     with pytest.raises(ValueError, match="unknown game"):
@@ -314,7 +340,7 @@ def test_saved_maskable_ppo_policy_loads_by_path(tmp_path):
     path = tmp_path / "tiny.zip"
     model.save(path)
     g = env.unwrapped.game
-    agent = load_agent(str(path), g)
+    agent = load_agent(str(path), g, allow_pickle=True)  # our own file: trusted
     assert isinstance(agent, SB3PolicyAgent) and agent.name == "tiny"
     _, obs, masks = collect_states("pocket", games=2)
     acts = agent.act_batch(obs, masks)
@@ -322,12 +348,13 @@ def test_saved_maskable_ppo_policy_loads_by_path(tmp_path):
     assert agent.act(obs[0], masks[0]) == acts[0]
     copy = pickle.loads(pickle.dumps(agent))
     assert copy._model is None and copy.act(obs[0], masks[0]) == acts[0]
-    assert isinstance(load_agent(str(tmp_path / "tiny"), g), SB3PolicyAgent)  # the .zip may be left out
+    assert isinstance(load_agent(str(tmp_path / "tiny"), g, allow_pickle=True), SB3PolicyAgent)  # .zip left out
     with pytest.raises(ValueError, match="expects observations of shape"):
-        load_agent(str(path), Game(make_rules("classic", 2, None)))
+        load_agent(str(path), Game(make_rules("classic", 2, None)), allow_pickle=True)
     from uno_env.training.evaluate import run_arena
 
-    res = run_arena([str(path), "random"], game="pocket", rules={"max_turns": 300}, games=4, seed=0)
+    res = run_arena([str(path), "random"], game="pocket", rules={"max_turns": 300}, games=4, seed=0,
+                    allow_pickle=True)
     assert [s.name for s in res.agents] == ["tiny", "random"] and res.agents[0].games == 4
 
 

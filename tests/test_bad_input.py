@@ -255,7 +255,7 @@ def test_wrong_player_count(game, n, allowed):
 
 def test_bad_render_mode_and_illegal_action_option():
     with pytest.raises(ValueError, match="render_mode"):
-        uno_env.raw_env("classic", render_mode="rgb_array")
+        uno_env.raw_env("classic", render_mode="rgb")
     with pytest.raises(ValueError, match="illegal_action"):
         uno_env.raw_env("classic", illegal_action="ignore")
 

@@ -46,3 +46,16 @@ def test_readme_arena_table_is_the_saved_results():
                            capture_output=True, text=True, check=True).stdout
     block = re.search(r"<!-- arena:start -->\n(.*?)<!-- arena:end -->", README.read_text(encoding="utf-8"), re.S)
     assert block and block.group(1).strip() == table.strip()
+
+
+def test_readme_state_table_is_the_state_layout():
+    text = README.read_text(encoding="utf-8")
+    section = text.split("## Global state", 1)[1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| (\w+) \|", section, re.M)
+    names: list[str] = []
+    for game in uno_env.GAMES:
+        env = uno_env.raw_env(game)
+        names += [n for _, _, n, _ in env.state_layout if n not in names]
+        m = re.search(rf"(\d+)(?: entries)? in {game}", section)
+        assert m and int(m.group(1)) == env.state_space.shape[0], f"README state size of {game} is stale"
+    assert sorted(documented[1:]) == sorted(names)  # [0] is the header row

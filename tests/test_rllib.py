@@ -249,6 +249,18 @@ def test_smoke_train_checkpoint_restore_arena(local_ray, tmp_path):
     agent = load_rllib_agent(ckpt, "classic", seed=0)
     assert agent.act(_some_observations(1)[0]["observations"],
                      _some_observations(1)[0]["action_mask"].astype(np.int8)) >= 0
+    # the checkpoint's pickle-free policy.npz plays the same actions with numpy; by path it is what loads by
+    # default, the RLlib checkpoint itself only when trusted
+    from uno_env.agents.policy import NumpyPolicyAgent
+    from uno_env.agents.registry import load_agent
+    from uno_env.agents.rllib_policy import RllibPolicyAgent
+
+    npz_agent = load_agent(str(ckpt), "classic")
+    assert isinstance(npz_agent, NumpyPolicyAgent)
+    assert isinstance(load_agent(str(ckpt), "classic", allow_pickle=True), RllibPolicyAgent)
+    obs = np.stack([o["observations"] for o in _some_observations(8)])
+    masks = np.stack([o["action_mask"] for o in _some_observations(8)]).astype(np.int8)
+    np.testing.assert_array_equal(npz_agent.act_batch(obs, masks), agent.act_batch(obs, masks))
     # the arena finds it by path, as `uno-env evaluate CHECKPOINT random` does
     res = run_arena([str(ckpt), "random"], game="classic", num_players=2, rules="rlcard", games=4, seed=0)
     assert res.games == 4 and res.truncated == 0

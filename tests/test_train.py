@@ -79,6 +79,65 @@ def test_bad_config_is_named(data, words):
         assert w in msg, (w, msg)
 
 
+# the reproducers of values that used to pass the checks and then crash training with a traceback
+BAD_VALUES = [
+    ("seed=-1", ["'seed'", ">= 0", "-1"]),
+    ("seed=5000000000", ["'seed'", f"<= {2**32 - 1}", "5000000000"]),
+    ("device=banana", ["'device'", "cpu", "cuda", "'banana'"]),
+    ("ppo.learning_rate=.nan", ["'ppo.learning_rate'", "finite", "nan"]),
+    ("ppo.gamma=.nan", ["'ppo.gamma'", "finite", "nan"]),
+    ("ppo.gamma=.inf", ["'ppo.gamma'", "finite", "inf"]),
+    ("evaluation.seed=-5", ["'evaluation.seed'", ">= 0"]),
+    ("runs_dir=/proc/nope", ["'runs_dir'", "/proc/nope"]),
+    ("algorithm=dqn", ["'algorithm'", "'dqn'", "maskable_ppo"]),
+]
+
+
+@pytest.mark.parametrize("override, words", BAD_VALUES, ids=[b[0] for b in BAD_VALUES])
+def test_bad_values_are_refused_before_anything_starts(override, words, tmp_path, capsys):
+    from uno_env.cli import main
+
+    with pytest.raises(ConfigError) as info:
+        load_config(SMOKE, [override])
+    for w in words:
+        assert w in str(info.value), (w, str(info.value))
+    argv = ["train", "--config", str(SMOKE), "--set", override]
+    if not override.startswith("runs_dir"):
+        argv += ["--run-dir", str(tmp_path / "r")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert words[0] in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("override", ["seed=-1", "seed=5000000000", "ppo.lr=.nan", "ppo.gamma=.nan",
+                                      "runs_dir=/proc/nope"])
+def test_rllib_config_refuses_the_same_values(override):
+    from uno_env.training.config import load_rllib_config
+
+    key = override.split("=")[0]
+    with pytest.raises(ConfigError, match=f"'{key}'"):
+        load_rllib_config("rllib_classic", [override])
+
+
+def test_run_dir_that_cannot_be_written(tmp_path, capsys):
+    from uno_env.cli import main
+
+    assert main(["train", "--config", str(SMOKE), "--run-dir", "/proc/nope/run"]) == 2
+    assert "--run-dir" in capsys.readouterr().err
+
+
+def test_configs_by_name():
+    from uno_env.training.config import packaged_configs, resolve_config
+
+    names = packaged_configs()
+    assert {"classic_ppo", "classic_ppo_long", "pocket_ppo", "dice_ppo", "smoke", "rllib_classic"} <= set(names)
+    assert load_config("smoke") == load_config(SMOKE)
+    assert Path(resolve_config("classic_ppo")).read_text() == (ROOT / "configs/train/classic_ppo.yaml").read_text()
+    with pytest.raises(ConfigError, match="did you mean 'classic_ppo'.*packaged configs"):
+        load_config("clasic_ppo")
+
+
 def test_missing_and_malformed_files(tmp_path):
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "nope.yaml")
@@ -149,12 +208,13 @@ def test_snapshot_agent_matches_the_torch_policy(tmp_path, activation):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     import uno_env  # noqa: F401  (registers the ids)
-    from uno_env.training.selfplay import SnapshotAgent, export_policy, load_weights, save_weights
-    from uno_env.training.train import _build_model
+    from uno_env.agents.policy import load_weights, save_weights
+    from uno_env.training.algorithms.maskable_ppo import build
+    from uno_env.training.selfplay import SnapshotAgent, export_policy
 
     cfg = load_config(SMOKE, ["policy.net_arch=[32, 16]", f"policy.activation={activation}"])
     venv = DummyVecEnv([lambda: gym.make("uno_env/Classic-v0", opponents="random")])
-    model = _build_model(cfg, venv, str(tmp_path))
+    model = build(cfg, venv, str(tmp_path))
     path = str(tmp_path / "w.npz")
     save_weights(export_policy(model.policy), path, {"name": "t"})
     agent = SnapshotAgent(load_weights(path)[0], deterministic=True)
@@ -176,7 +236,7 @@ def test_snapshot_agent_matches_the_torch_policy(tmp_path, activation):
 
 
 def test_latest_checkpoint_ignores_incomplete(tmp_path):
-    from uno_env.training.train import COMPLETE_MARK, latest_checkpoint
+    from uno_env.training.checkpoints import COMPLETE_MARK, latest_checkpoint
 
     root = tmp_path / "checkpoints"
     for name, complete in (("step_000000001024", True), ("step_000000002048", True),
@@ -189,18 +249,32 @@ def test_latest_checkpoint_ignores_incomplete(tmp_path):
 
 
 # ---------------------------------------------------------------------------------------------- the pipeline
-def _check_policy_loads(policy: Path, game="classic", num_players=2):
+def _check_policy_loads(policy: Path, game="classic", num_players=2, allow_pickle=False):
     from uno_env.agents.registry import load_agent
     from uno_env.training.evaluate import run_arena
 
-    agent = load_agent(str(policy), game, seed=0)
+    agent = load_agent(str(policy), game, seed=0, allow_pickle=allow_pickle)
     env = __import__("uno_env").raw_env(game, num_players=num_players)
     env.reset(seed=0)
     obs = env.observe(env.agent_selection)
     assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])]
-    res = run_arena([str(policy), "random"], game=game, num_players=num_players,
+    res = run_arena([agent if allow_pickle else str(policy), "random"], game=game, num_players=num_players,
                     rules={"max_turns": 600}, games=4, seed=0)
     assert res.games == 4
+
+
+def _check_plays_without_torch(policy: Path):
+    """The pickle-free policy loads and plays in a process that never imports torch."""
+    code = (
+        "import sys\n"
+        "from uno_env.training.evaluate import run_arena\n"
+        f"res = run_arena([{str(policy)!r}, 'random'], rules={{'max_turns': 600}}, games=4, seed=0)\n"
+        "assert res.games == 4, res\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
 
 
 def test_smoke_run_end_to_end(tmp_path):
@@ -230,7 +304,10 @@ def test_smoke_run_end_to_end(tmp_path):
     assert list((run_dir / "tb").rglob("events.out.tfevents*")), "TensorBoard logs"
     meta = json.loads((run_dir / "policy.json").read_text())
     assert meta["game"] == "classic" and meta["num_players"] == 2 and meta["num_actions"] == 181
-    _check_policy_loads(run_dir / "policy.zip")
+    _check_policy_loads(run_dir / "policy.npz")
+    _check_policy_loads(run_dir, allow_pickle=False)  # the run directory names its policy.npz
+    _check_policy_loads(run_dir / "policy.zip", allow_pickle=True)
+    _check_plays_without_torch(run_dir / "policy.npz")
     # the same run directory again without --resume is refused, with the way out in the message
     assert main(["train", "--config", str(SMOKE), "--run-dir", str(run_dir)]) == 2
 
@@ -269,7 +346,7 @@ def test_resume_after_kill(tmp_path):
     assert report["steps"] == total
     assert report["sessions"] == 2
     assert report["config"]["total_steps"] == total  # the run's own config came back from the checkpoint
-    _check_policy_loads(run_dir / "policy.zip")
+    _check_policy_loads(run_dir / "policy.npz")
     # resuming a finished run only redoes the final evaluation and the report
     r = _cli("--run-dir", str(run_dir), "--config", str(SMOKE), "--resume", "--no-progress")
     assert r.returncode == 0, r.stdout + r.stderr
@@ -280,3 +357,122 @@ def test_resume_without_a_run_is_an_error(tmp_path):
     from uno_env.cli import main
 
     assert main(["train", "--config", str(SMOKE), "--run-dir", str(tmp_path / "nothing"), "--resume"]) == 2
+
+
+FAKE_TRAINER = '''
+"""A stand-in trainer: what a second algorithm must provide (training/algorithms/__init__.py)."""
+import json
+import numpy as np
+from uno_env.agents.policy import PolicyWeights
+
+LABEL = "fake"
+ROLLOUT = 512
+
+
+class _Venv:
+    def seed(self, seed):
+        self.seeded = seed
+
+    def close(self):
+        pass
+
+    def env_method(self, name, *args):
+        return [None]
+
+
+def make_env(cfg, pool, seed):
+    return _Venv()
+
+
+def _weights(game_dims, step):
+    obs_dim, num_actions = game_dims
+    rng = np.random.default_rng(step)
+    return PolicyWeights([rng.normal(size=(num_actions, obs_dim + num_actions)).astype(np.float32)],
+                         [np.zeros(num_actions, np.float32)], "tanh", "symlog", True)
+
+
+def build(cfg, venv, run_dir):
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    g = Game(make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules))
+    return {"steps": 0, "dims": [g.obs_dim, g.num_actions]}
+
+
+def load(path, cfg, venv, run_dir):
+    with open(path) as f:
+        return json.load(f)
+
+
+def learn(model, steps, run):
+    target = model["steps"] + steps
+    while model["steps"] < target:
+        run.between_rollouts(model, model["steps"], lambda key, value: None)
+        model["steps"] += ROLLOUT
+        run.advance(ROLLOUT)
+
+
+def num_steps(model):
+    return model["steps"]
+
+
+def save(model, path):
+    with open(path, "w") as f:
+        json.dump(model, f)
+
+
+def export(model):
+    return _weights(model["dims"], model["steps"])
+'''
+
+
+def test_a_second_algorithm_is_one_module_and_one_entry(tmp_path, monkeypatch):
+    """A trainer plugs in through training.algorithms.ALGORITHMS alone: the run directory, pool snapshots,
+    evaluations, checkpoints, the pickle-free policy and the report come from the shared modules."""
+    from uno_env.cli import main
+    from uno_env.training.algorithms import ALGORITHMS
+
+    (tmp_path / "fake_trainer.py").write_text(FAKE_TRAINER)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(ALGORITHMS, "fake", "fake_trainer")
+    run_dir = tmp_path / "run"
+    assert main(["train", "--config", str(SMOKE), "--set", "algorithm=fake", "--run-dir", str(run_dir),
+                 "--no-progress", "--set", "tensorboard=false"]) == 0
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["steps"] == 4096 and report["config"]["algorithm"] == "fake"
+    assert report["pool"] and report["eval_history"]
+    assert json.loads((run_dir / "policy.json").read_text())["algorithm"] == "fake"
+    assert (run_dir / "policy.zip").is_file()  # the trainer's own save, whatever its format
+    _check_policy_loads(run_dir / "policy.npz")
+
+
+def test_a_device_this_machine_lacks_is_an_error_before_training(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    from uno_env.cli import main
+
+    assert main(["train", "--config", str(SMOKE), "--set", "device=cuda:0", "--run-dir", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert "'device'" in err and "not available" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_the_pool_in_rllib_mode_draws_snapshots_baselines_and_the_learner():
+    from uno_env.training.pool import SELF, SNAPSHOT_PREFIX, OpponentPool
+
+    pool = OpponentPool({"random": 1.0, "heuristic": 1.0}, selfplay_prob=0.3, latest_prob=1.0, pool_size=2,
+                        seed=3, baseline_prob=0.3)
+    before = pool.sample(4000)
+    assert before.count(SELF) / 4000 == pytest.approx(0.7, abs=0.03)  # no snapshot yet: the learner instead
+    pool.selfplay_active = True
+    pool.snapshots = [{"name": "old", "path": "slot0", "step": 0}, {"name": "new", "path": "slot1", "step": 0}]
+    draws = pool.sample(8000)
+    assert set(draws) == {SELF, "random", "heuristic", SNAPSHOT_PREFIX + "slot1"}  # latest_prob 1: the newest
+    share = {k: draws.count(k) / 8000 for k in set(draws)}
+    assert share[SNAPSHOT_PREFIX + "slot1"] == pytest.approx(0.3, abs=0.03)
+    assert share["random"] + share["heuristic"] == pytest.approx(0.3, abs=0.03)
+    assert share[SELF] == pytest.approx(0.4, abs=0.03)
+    probs = pool.probabilities()
+    assert sum(probs.values()) == pytest.approx(1.0) and probs[SELF] == pytest.approx(0.4)

@@ -1,31 +1,50 @@
-"""The typed training configuration: dataclasses read from YAML, overridable from the command line.
+"""The typed training configurations: dataclasses read from YAML, overridable from the command line.
 
-A config file mirrors :class:`TrainConfig`: top-level scalars (``name``, ``seed``, ``total_steps`` ...) and one
-section per concern (``env``, ``policy``, ``ppo``, ``opponents``, ``evaluation``).  Every key is checked before
-any training starts:
+One config system serves both trainers: :class:`TrainConfig` (``uno-env train``, the algorithm named by its
+``algorithm`` key, today ``maskable_ppo``) and :class:`RllibTrainConfig` (``uno-env train-rllib``).  They share
+the sections that mean the same thing (the game, the opponent pool, the arena evaluation), one loader
+(:func:`load_config` / :func:`load_rllib_config`: a packaged config by name or a YAML path, ``--set``
+overrides, then checks) and one set of checks.  A config file mirrors its dataclass: top-level scalars
+(``name``, ``seed`` ...) and one section per concern.  Every key is checked before any training starts:
 
 * an unknown key names itself, the section it is in and the keys that section knows;
 * a value of the wrong type names the key, the expected type and the value;
-* a value out of range (a negative step count, a probability above 1) says what is allowed;
-* a missing config file, or a rules file named in ``env.rules`` that does not exist, is reported as such.
+* a value out of range (a negative step count, a probability above 1, a seed outside 0..2**32-1, NaN or an
+  infinity) says what is allowed;
+* an unknown ``device``, a ``runs_dir`` that cannot be written, a missing config file, or a rules file named in
+  ``env.rules`` that does not exist, is reported as such.
 
 Keys not given keep the defaults below.  ``--set section.key=value`` overrides one key (the value is read as
 YAML, so ``--set ppo.learning_rate=1e-4`` and ``--set env.rules={stacking: true}`` work).
+
+Configs ship inside the package (``uno_env.configs``, the repository's ``configs/`` folder mapped into it), so
+``--config classic_ppo`` names ``configs/train/classic_ppo.yaml`` wherever uno-env is installed.
 """
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import os
+import re
+import tempfile
 import types
 import typing
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, Literal, Mapping, Optional, Union
 
 import yaml
 
-__all__ = ["ConfigError", "TrainConfig", "EnvConfig", "PolicyConfig", "PPOConfig", "OpponentConfig",
-           "EvalConfig", "load_config", "parse_overrides", "config_from_dict", "config_to_dict"]
+__all__ = ["ConfigError", "TrainConfig", "EnvConfig", "GameConfig", "PolicyConfig", "PPOConfig", "PoolConfig",
+           "OpponentConfig", "EvalConfig", "RllibTrainConfig", "load_config", "load_rllib_config",
+           "parse_overrides", "config_from_dict", "config_to_dict", "resolve_config", "packaged_configs",
+           "SEED_MAX"]
+
+#: seeds are 32-bit (numpy's legacy global seed and torch's manual_seed both take them)
+SEED_MAX = 2**32 - 1
+_DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+_DEVICES = "auto, cpu, cuda, cuda:N, mps"
 
 
 class ConfigError(ValueError):
@@ -36,14 +55,66 @@ def _meta(**kw: Any) -> dict[str, Any]:
     return kw
 
 
+def _seed_field(default: int) -> Any:
+    return field(default=default, metadata=_meta(min=0, max=SEED_MAX))
+
+
+# ---------------------------------------------------------------------------------------------
+# sections both trainers use
+
+
 @dataclass
-class EnvConfig:
-    """The game the learner plays and how its environments run."""
+class GameConfig:
+    """The game every seat plays."""
 
     game: Literal["classic", "pocket", "dice"] = "classic"
     num_players: int = field(default=2, metadata=_meta(min=2, max=10))
     # None = the game's standard rules; a preset name ("standard", "rlcard"), a rules YAML path or a dict
     rules: Optional[Union[str, dict]] = None
+
+
+@dataclass
+class PoolConfig:
+    """The opponent pool (``training.pool.OpponentPool``): baselines plus frozen snapshots of the learner."""
+
+    # baseline name -> relative weight when a baseline is drawn
+    baselines: dict[str, float] = field(default_factory=lambda: {"random": 1.0, "greedy": 1.0, "heuristic": 2.0})
+    # once self-play has started: probability that a seat's opponent for an episode is a frozen snapshot
+    selfplay_prob: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
+    # at most this many snapshots are kept (the oldest leave first)
+    pool_size: int = field(default=8, metadata=_meta(min=1, max=64))
+    # when a snapshot is drawn: probability of the newest one (else uniform over the pool)
+    latest_prob: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
+
+
+@dataclass
+class EvalConfig:
+    """Arena evaluation against the baselines: periodic during training, and a large final one."""
+
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    # evaluate every this many steps (RLlib: iterations); 0 = only at the end
+    every: int = field(default=100_000, metadata=_meta(min=0))
+    # games per baseline in each periodic evaluation
+    games: int = field(default=400, metadata=_meta(min=1))
+    # games per baseline in the final evaluation (the report's table)
+    final_games: int = field(default=10_000, metadata=_meta(min=1))
+    # the trained agent takes its most likely action (true) or samples (false)
+    deterministic: bool = True
+    # arena worker processes for the periodic and the final evaluation
+    workers: int = field(default=1, metadata=_meta(min=1))
+    final_workers: int = field(default=2, metadata=_meta(min=1))
+    confidence: float = field(default=0.95, metadata=_meta(min_excl=0.0, max_excl=1.0))
+    seed: int = _seed_field(2024)
+
+
+# ---------------------------------------------------------------------------------------------
+# uno-env train
+
+
+@dataclass
+class EnvConfig(GameConfig):
+    """The game the learner plays and how its environments run."""
+
     # the learner's seat: a fixed seat, or "random" (drawn every episode)
     learner_seat: Union[int, Literal["random"]] = "random"
     # batched: uno_env.vector's SB3 VecEnv over the compiled core; subproc/dummy: SB3 VecEnvs over UnoGymEnv
@@ -65,7 +136,7 @@ class PolicyConfig:
 
 @dataclass
 class PPOConfig:
-    """MaskablePPO hyperparameters (names as in stable-baselines3)."""
+    """PPO hyperparameters (names as in stable-baselines3)."""
 
     learning_rate: float = field(default=3e-4, metadata=_meta(min_excl=0.0))
     # linear: decay the learning rate to 0 over total_steps; constant: keep it
@@ -84,43 +155,16 @@ class PPOConfig:
 
 
 @dataclass
-class OpponentConfig:
+class OpponentConfig(PoolConfig):
     """Who sits in the other seats: baselines first, then a self-play pool with the baselines kept in the mix."""
 
-    # baseline name -> relative weight when a baseline is drawn
     baselines: dict[str, float] = field(default_factory=lambda: {"random": 1.0, "greedy": 1.0, "heuristic": 2.0})
     # self-play starts after this fraction of total_steps (1.0 = never)
     selfplay_start: float = field(default=0.3, metadata=_meta(min=0.0, max=1.0))
-    # once self-play has started: probability that a seat's opponent for an episode is a frozen snapshot
-    selfplay_prob: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
     # a frozen copy of the learner joins the pool every this many steps (from selfplay_start on)
     snapshot_every: int = field(default=100_000, metadata=_meta(min=1))
-    # at most this many snapshots are kept (the oldest leave first)
-    pool_size: int = field(default=8, metadata=_meta(min=1))
-    # when a snapshot is drawn: probability of the newest one (else uniform over the pool)
-    latest_prob: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
     # snapshots sample their actions from the policy (false) or take the most likely one (true)
     deterministic: bool = False
-
-
-@dataclass
-class EvalConfig:
-    """Arena evaluation against the baselines: periodic during training, and a large final one."""
-
-    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    # evaluate every this many steps (0 = only at the end)
-    every: int = field(default=100_000, metadata=_meta(min=0))
-    # games per baseline in each periodic evaluation
-    games: int = field(default=400, metadata=_meta(min=1))
-    # games per baseline in the final evaluation (the report's table)
-    final_games: int = field(default=10_000, metadata=_meta(min=1))
-    # the trained agent takes its most likely action (true) or samples (false)
-    deterministic: bool = True
-    # arena worker processes for the periodic and the final evaluation
-    workers: int = field(default=1, metadata=_meta(min=1))
-    final_workers: int = field(default=2, metadata=_meta(min=1))
-    confidence: float = field(default=0.95, metadata=_meta(min_excl=0.0, max_excl=1.0))
-    seed: int = 2024
 
 
 @dataclass
@@ -128,7 +172,9 @@ class TrainConfig:
     """One training run. ``runs_dir/name`` holds its checkpoints, logs, final policy and report."""
 
     name: str = "run"
-    seed: int = 0
+    # the trainer (training.algorithms.ALGORITHMS)
+    algorithm: str = "maskable_ppo"
+    seed: int = _seed_field(0)
     total_steps: int = field(default=1_000_000, metadata=_meta(min=1))
     # a resumable checkpoint every this many steps (rounded up to whole rollouts)
     checkpoint_every: int = field(default=200_000, metadata=_meta(min=1))
@@ -148,8 +194,120 @@ class TrainConfig:
 
     @property
     def rollout_size(self) -> int:
-        """Environment steps per PPO update: ``ppo.n_steps * env.n_envs``."""
         return self.ppo.n_steps * self.env.n_envs
+
+
+# ---------------------------------------------------------------------------------------------
+# uno-env train-rllib
+
+
+@dataclass
+class RllibResourcesConfig:
+    """The knobs that scale a run: sampling (EnvRunners x envs each) and learning (Learners)."""
+
+    # 0 = sample in the driver process ("local mode"); N = N EnvRunner actors, one CPU each by default
+    num_env_runners: int = field(default=2, metadata=_meta(min=0))
+    num_envs_per_env_runner: int = field(default=8, metadata=_meta(min=1))
+    num_cpus_per_env_runner: float = field(default=1.0, metadata=_meta(min=0.0))
+    # 0 = learn in the driver process; N = N Learner actors (data-parallel, gradients all-reduced)
+    num_learners: int = field(default=0, metadata=_meta(min=0))
+    num_cpus_per_learner: float = field(default=1.0, metadata=_meta(min=0.0))
+    num_gpus_per_learner: float = field(default=0.0, metadata=_meta(min=0.0))
+    # env steps per EnvRunner per sample() call: "auto" (= train batch / (runners x envs)) or a number
+    rollout_fragment_length: Union[int, Literal["auto"]] = "auto"
+    # torch threads in the driver (and local EnvRunner/Learner); 0 = torch's default
+    torch_threads: int = field(default=1, metadata=_meta(min=0))
+
+
+@dataclass
+class RllibModuleConfig:
+    """The masking actor-critic (uno_env.agents.rllib_policy): two MLPs, policy and value."""
+
+    hiddens: list[int] = field(default_factory=lambda: [256, 256])
+    activation: Literal["tanh", "relu"] = "tanh"
+    obs_transform: Literal["symlog", "none"] = "symlog"
+    include_mask: bool = True
+
+
+@dataclass
+class RllibPPOConfig:
+    """RLlib PPO hyperparameters (RLlib's names)."""
+
+    lr: float = field(default=3e-4, metadata=_meta(min_excl=0.0))
+    gamma: float = field(default=0.995, metadata=_meta(min=0.0, max=1.0))
+    lambda_: float = field(default=0.95, metadata=_meta(min=0.0, max=1.0))
+    train_batch_size_per_learner: int = field(default=8000, metadata=_meta(min=2))
+    minibatch_size: int = field(default=1000, metadata=_meta(min=1))
+    num_epochs: int = field(default=4, metadata=_meta(min=1))
+    clip_param: float = field(default=0.2, metadata=_meta(min_excl=0.0))
+    vf_clip_param: float = field(default=10.0, metadata=_meta(min_excl=0.0))
+    entropy_coeff: float = field(default=0.01, metadata=_meta(min=0.0))
+    vf_loss_coeff: float = field(default=0.5, metadata=_meta(min=0.0))
+    use_kl_loss: bool = False
+    grad_clip: Optional[float] = 0.5
+
+
+@dataclass
+class RllibOpponentConfig(PoolConfig):
+    """Who sits in the seats that are not the learner's anchor seat (training.rllib_train.SeatMapping)."""
+
+    # probability that a non-anchor seat is a frozen baseline (0 = one shared policy; 1 = learner vs baselines)
+    baseline_prob: float = field(default=0.0, metadata=_meta(min=0.0, max=1.0))
+    # probability that a non-anchor seat is a frozen self-play snapshot (once one exists); 0 = no snapshots
+    selfplay_prob: float = field(default=0.3, metadata=_meta(min=0.0, max=1.0))
+    # the first snapshot is taken after this many iterations, then one every snapshot_every iterations
+    selfplay_start: int = field(default=10, metadata=_meta(min=1))
+    snapshot_every: int = field(default=10, metadata=_meta(min=1))
+    # snapshot slots (frozen modules); the oldest is overwritten first
+    pool_size: int = field(default=4, metadata=_meta(min=1, max=64))
+
+
+@dataclass
+class RllibEvalConfig(EvalConfig):
+    """Arena evaluation of ``main`` against the baselines; ``every`` counts iterations."""
+
+    every: int = field(default=10, metadata=_meta(min=0))
+    games: int = field(default=200, metadata=_meta(min=1))
+    final_games: int = field(default=2000, metadata=_meta(min=1))
+    final_workers: int = field(default=1, metadata=_meta(min=1))
+
+
+@dataclass
+class RllibStopConfig:
+    """Training stops at the first limit reached (0 = no limit; at least one must be set)."""
+
+    iterations: int = field(default=200, metadata=_meta(min=0))
+    env_steps: int = field(default=0, metadata=_meta(min=0))
+    time_s: float = field(default=0.0, metadata=_meta(min=0.0))
+
+
+@dataclass
+class RllibRayConfig:
+    """Where Ray runs."""
+
+    # None: $RAY_ADDRESS if set (ray job submit sets it), else a new local Ray; "auto": a running cluster
+    address: Optional[str] = None
+    # quieter Ray logs (driver side)
+    log_to_driver: bool = True
+
+
+@dataclass
+class RllibTrainConfig:
+    """One RLlib run; ``runs_dir/name`` holds its checkpoints and progress."""
+
+    name: str = "rllib"
+    seed: int = _seed_field(0)
+    runs_dir: str = "runs"
+    checkpoint_every: int = field(default=20, metadata=_meta(min=0))
+    keep_checkpoints: int = field(default=2, metadata=_meta(min=1))
+    env: GameConfig = field(default_factory=GameConfig)
+    resources: RllibResourcesConfig = field(default_factory=RllibResourcesConfig)
+    module: RllibModuleConfig = field(default_factory=RllibModuleConfig)
+    ppo: RllibPPOConfig = field(default_factory=RllibPPOConfig)
+    opponents: RllibOpponentConfig = field(default_factory=RllibOpponentConfig)
+    evaluation: RllibEvalConfig = field(default_factory=RllibEvalConfig)
+    stop: RllibStopConfig = field(default_factory=RllibStopConfig)
+    ray: RllibRayConfig = field(default_factory=RllibRayConfig)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,18 +381,23 @@ def _check(key: str, tp: Any, value: Any) -> Any:
     if tp is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        if isinstance(value, float) and math.isfinite(value) and value.is_integer() and abs(value) < 2**53:
             return int(value)  # 1e6 in YAML
         raise _wrong_type(key, tp, value)
     if tp is float:
+        out = None
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
+            out = float(value)
+        elif isinstance(value, str):  # YAML 1.1 reads 3e-4 (no dot) as a string
             try:
-                return float(value)
+                out = float(value)
             except ValueError:
                 pass
-        raise _wrong_type(key, tp, value)
+        if out is None:
+            raise _wrong_type(key, tp, value)
+        if not math.isfinite(out):  # YAML's .nan / .inf; nothing downstream copes with them
+            raise ConfigError(f"config key {key!r}: must be a finite number, got {_show(value)}")
+        return out
     if tp is str:
         if isinstance(value, str):
             return value
@@ -281,12 +444,18 @@ def _build(cls: type, data: Mapping[str, Any], prefix: str = "") -> Any:
 
 def _validate(cfg: TrainConfig) -> None:
     """Checks across keys and against the game's rules, before anything heavy happens."""
+    from .algorithms import ALGORITHMS
+
+    if cfg.algorithm not in ALGORITHMS:
+        raise ConfigError(f"config key 'algorithm': unknown trainer {cfg.algorithm!r}; known: "
+                          f"{', '.join(ALGORITHMS)}")
+    _check_common(cfg)
+    if not _DEVICE.match(cfg.device):
+        raise ConfigError(f"config key 'device': expected one of {_DEVICES}, got {_show(cfg.device)}")
     env = cfg.env
     if isinstance(env.learner_seat, int) and not 0 <= env.learner_seat < env.num_players:
         raise ConfigError(f"config key 'env.learner_seat': must be 'random' or a seat in 0..{env.num_players - 1}, "
                           f"got {env.learner_seat}")
-    if not cfg.name or "/" in cfg.name or cfg.name in (".", ".."):
-        raise ConfigError(f"config key 'name': must be a plain directory name, got {cfg.name!r}")
     if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
         raise ConfigError(f"config key 'policy.net_arch': needs one or more positive layer widths, "
                           f"got {cfg.policy.net_arch}")
@@ -294,11 +463,6 @@ def _validate(cfg: TrainConfig) -> None:
         raise ConfigError(f"config key 'ppo.batch_size': {cfg.ppo.batch_size} is larger than a rollout "
                           f"(ppo.n_steps * env.n_envs = {cfg.rollout_size})")
     opp = cfg.opponents
-    if not opp.baselines:
-        raise ConfigError("config key 'opponents.baselines': name at least one baseline (e.g. {random: 1.0})")
-    for name, w in opp.baselines.items():
-        if w < 0:
-            raise ConfigError(f"config key 'opponents.baselines.{name}': weights must be >= 0, got {w}")
     if sum(opp.baselines.values()) <= 0:
         raise ConfigError("config key 'opponents.baselines': the weights add up to 0")
     if env.vec_env == "batched" and (sum(1 for w in opp.baselines.values() if w > 0) != 1
@@ -306,15 +470,45 @@ def _validate(cfg: TrainConfig) -> None:
         raise ConfigError("config key 'env.vec_env': 'batched' (uno_env.vector) keeps one opponent per environment, "
                           "so it needs exactly one baseline in 'opponents.baselines' and "
                           "'opponents.selfplay_start: 1.0' (no self-play); use 'dummy' or 'subproc' for a pool")
+
+
+def _validate_rllib(cfg: RllibTrainConfig) -> None:
+    _check_common(cfg)
+    if not cfg.module.hiddens or any(h < 1 for h in cfg.module.hiddens):
+        raise ConfigError(f"config key 'module.hiddens': needs one or more positive widths, got {cfg.module.hiddens}")
+    if cfg.ppo.minibatch_size > cfg.ppo.train_batch_size_per_learner:
+        raise ConfigError(f"config key 'ppo.minibatch_size': {cfg.ppo.minibatch_size} is larger than "
+                          f"ppo.train_batch_size_per_learner ({cfg.ppo.train_batch_size_per_learner})")
+    if not (cfg.stop.iterations or cfg.stop.env_steps or cfg.stop.time_s):
+        raise ConfigError("config section 'stop': set at least one of iterations, env_steps, time_s")
+    opp = cfg.opponents
+    if opp.baseline_prob + opp.selfplay_prob > 1.0 + 1e-9:
+        raise ConfigError(f"config keys 'opponents.baseline_prob' + 'opponents.selfplay_prob' must be <= 1, got "
+                          f"{opp.baseline_prob} + {opp.selfplay_prob}")
+    if opp.baseline_prob > 0 and sum(opp.baselines.values()) <= 0:
+        raise ConfigError("config key 'opponents.baselines': opponents.baseline_prob > 0 needs a baseline with a "
+                          "positive weight")
+
+
+def _check_common(cfg: Union[TrainConfig, RllibTrainConfig]) -> None:
+    """The checks of the sections both trainers share: name, runs_dir, game and rules, pool, evaluation."""
+    if not cfg.name or "/" in cfg.name or os.sep in cfg.name or cfg.name in (".", ".."):
+        raise ConfigError(f"config key 'name': must be a plain directory name, got {cfg.name!r}")
+    opp = cfg.opponents
+    if not opp.baselines:
+        raise ConfigError("config key 'opponents.baselines': name at least one baseline (e.g. {random: 1.0})")
+    for name, w in opp.baselines.items():
+        if w < 0:
+            raise ConfigError(f"config key 'opponents.baselines.{name}': weights must be >= 0, got {w}")
     if not cfg.evaluation.opponents:
         raise ConfigError("config key 'evaluation.opponents': name at least one baseline to evaluate against")
     known = [n for n in _baseline_names() if n != "human"]
-    if known:
-        for key, names in (("opponents.baselines", list(opp.baselines)), ("evaluation.opponents",
-                                                                          cfg.evaluation.opponents)):
-            for n in names:
-                if n not in known:
-                    raise ConfigError(f"config key {key!r}: unknown baseline {n!r}; known: {', '.join(known)}")
+    for key, names in (("opponents.baselines", list(opp.baselines)), ("evaluation.opponents",
+                                                                      cfg.evaluation.opponents)):
+        for n in names:
+            if n not in known:
+                raise ConfigError(f"config key {key!r}: unknown baseline {n!r}; known: {', '.join(known)}")
+    env = cfg.env
     rules = env.rules
     if isinstance(rules, str) and rules.endswith((".yaml", ".yml")) and not os.path.isfile(rules):
         raise ConfigError(f"config key 'env.rules': rules file {rules!r} does not exist")
@@ -326,26 +520,35 @@ def _validate(cfg: TrainConfig) -> None:
         raise
     except (ValueError, TypeError) as e:
         raise ConfigError(f"config key 'env.rules' (game {env.game!r}, {env.num_players} players): {e}") from None
+    check_writable_dir("runs_dir", cfg.runs_dir)
 
 
 def _baseline_names() -> list[str]:
-    """The baselines ``agents`` offers (empty if it cannot tell, then the names are checked at load time)."""
+    """The baselines the agents package offers (``uno_env.agents.registry.BASELINES``)."""
+    from uno_env.agents.registry import BASELINES
+
+    return list(BASELINES)
+
+
+def check_writable_dir(key: str, path: str) -> None:
+    """Raise a ConfigError naming ``key`` unless a directory can be created and written at ``path``.
+
+    The check writes (and removes) a temporary directory in ``path`` or in its nearest existing ancestor: the
+    permission bits alone do not tell (root passes them on /proc, where nothing can be created).
+    """
+    target = os.path.abspath(path or ".")
+    probe = target
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        raise ConfigError(f"config key {key!r}: {path!r} cannot be a directory ({probe!r} is a file)")
     try:
-        from uno_env.agents import registry
-    except Exception:
-        return []
-    for attr in ("BASELINES", "baseline_names", "AGENTS", "NAMES"):
-        v = getattr(registry, attr, None)
-        if callable(v):
-            try:
-                v = v()
-            except Exception:
-                continue
-        if isinstance(v, Mapping):
-            return [str(k) for k in v]
-        if isinstance(v, (list, tuple)) and all(isinstance(x, str) for x in v):
-            return list(v)
-    return []
+        os.rmdir(tempfile.mkdtemp(prefix=".uno-env-write-check-", dir=probe))
+    except OSError as e:
+        raise ConfigError(f"config key {key!r}: cannot create or write {path!r} ({e.strerror or e})") from None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -353,7 +556,6 @@ def _baseline_names() -> list[str]:
 
 
 def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainConfig:
-    """A :class:`TrainConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
     cfg = _build(TrainConfig, data)
@@ -363,15 +565,40 @@ def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainCon
 
 
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
-    """The config as plain data (the inverse of :func:`config_from_dict`)."""
     return dataclasses.asdict(cfg)
 
 
+def packaged_configs() -> list[str]:
+    """The names of the training configs that ship with uno-env (``--config NAME``)."""
+    try:
+        root = resources.files("uno_env.configs").joinpath("train")
+        return sorted(e.name[:-5] for e in root.iterdir() if e.name.endswith(".yaml"))
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def resolve_config(spec: str | os.PathLike) -> str:
+    """The file a ``--config`` value names: a YAML path, or the name of a packaged config (``classic_ppo``).
+
+    An existing file wins over a packaged config of the same name.
+    """
+    path = os.fspath(spec)
+    if os.path.exists(path):
+        return path
+    is_name = bool(path) and os.sep not in path and "/" not in path and not path.endswith((".yaml", ".yml"))
+    if is_name:
+        found = resources.files("uno_env.configs").joinpath("train", path + ".yaml")
+        if found.is_file():
+            return os.fspath(found)  # type: ignore[call-overload]  # a plain file in every install we support
+    known = packaged_configs()
+    hint = difflib.get_close_matches(path, known, n=1)
+    raise ConfigError(f"config file {path!r} does not exist" + (
+        f" and is not a packaged config{f' (did you mean {hint[0]!r}?)' if hint else ''}; packaged configs: "
+        f"{', '.join(known)}" if is_name else ""))
+
+
 def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
-    """The mapping in the YAML file ``path``; ConfigError for a missing, unreadable or malformed file."""
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise ConfigError(f"config file {path!r} does not exist")
+    path = resolve_config(path)
     if os.path.isdir(path):
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file")
     try:
@@ -409,7 +636,6 @@ def parse_overrides(items: list[str] | None) -> list[tuple[list[str], Any]]:
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[tuple[list[str], Any]]) -> dict[str, Any]:
-    """A copy of ``data`` with each ``(key path, value)`` of ``overrides`` set (``--set a.b=value``)."""
     data = _deep_copy(data)
     for path, value in overrides:
         node = data
@@ -434,10 +660,31 @@ def _deep_copy(d: Any) -> Any:
 
 def load_config(path: str | os.PathLike | None, overrides: list[str] | None = None,
                 **top_level: Any) -> TrainConfig:
-    """Read ``path`` (or the defaults if None), apply ``--set`` overrides and top-level values, validate."""
+    """Read ``path`` (a YAML path or a packaged config's name; None: the defaults), apply ``--set`` overrides
+    and top-level values, validate."""
     data = read_yaml(path) if path is not None else {}
     data = apply_overrides(data, parse_overrides(overrides))
     for k, v in top_level.items():
         if v is not None:
             data[k] = v
     return config_from_dict(data)
+
+
+def rllib_config_from_dict(data: Mapping[str, Any], validate: bool = True) -> RllibTrainConfig:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
+    cfg = _build(RllibTrainConfig, data)
+    if validate:
+        _validate_rllib(cfg)
+    return cfg
+
+
+def load_rllib_config(path: str | os.PathLike | None, overrides: list[str] | None = None,
+                      **top: Any) -> RllibTrainConfig:
+    """As :func:`load_config` for ``uno-env train-rllib``; ``top`` keys may be dotted (``stop.iterations``)."""
+    data = read_yaml(path) if path is not None else {}
+    data = apply_overrides(data, parse_overrides(overrides))
+    for dotted, v in top.items():
+        if v is not None:
+            data = apply_overrides(data, [(dotted.split("."), v)])
+    return rllib_config_from_dict(data)

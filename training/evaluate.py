@@ -2,7 +2,9 @@
 
 ``uno-env evaluate heuristic random --game classic --num-players 2 --games 20000 --seed 0``
 
-* Agents are baseline names (``random``, ``greedy``, ``heuristic``) or paths of saved MaskablePPO zips.
+* Agents are baseline names (``random``, ``greedy``, ``heuristic``) or saved policies: the pickle-free
+  ``policy.npz`` a training run writes (or its run directory); SB3 zips and RLlib checkpoints only with
+  ``--trust-pickle``, since loading them unpickles (runs code from) the file.
 * Seats rotate so that no agent profits from its position: with ``m`` agents at ``n`` seats (``m <= n``) the
   seats are split into ``m`` contiguous blocks of copies, and both the block order (cyclic shifts of the
   agents) and the seat offset (``n`` rotations) cycle, so over every ``m * n`` games each agent occupies each
@@ -36,6 +38,7 @@ __all__ = [
     "AgentStats",
     "ArenaResult",
     "run_arena",
+    "against_baselines",
     "format_table",
     "add_arguments",
     "run",
@@ -309,10 +312,13 @@ def run_arena(
     progress: bool = False,
     ratings: bool | None = None,
     chunk: int = 25,
+    allow_pickle: bool = False,
 ) -> ArenaResult:
     """Play ``games`` games between ``agents`` (names, paths or agent objects) and collect the statistics.
 
-    ``ratings``: rate with OpenSkill (default: when there are 3 or more agents).
+    ``ratings``: rate with OpenSkill (default: when there are 3 or more agents).  ``allow_pickle``: also load
+    Stable-Baselines3 zips and RLlib checkpoints, which unpickle (run code from) the file; only for files you
+    trust (see :func:`uno_env.agents.registry.load_agent`).
     """
     from uno_env.agents.base import resolve_game
     from uno_env.agents.registry import load_agent
@@ -328,7 +334,7 @@ def run_arena(
     cfg = make_rules(game, num_players, rules)
     g = Game(cfg)
     n = g.num_players
-    loaded = [load_agent(a, g, seed=None) for a in agents]
+    loaded = [load_agent(a, g, seed=None, allow_pickle=allow_pickle) for a in agents]
     for spec, ag in zip(agents, loaded):
         ag_game = getattr(ag, "game", None)
         if ag_game is not None and hasattr(ag_game, "num_actions"):
@@ -419,6 +425,36 @@ def run_arena(
     )
 
 
+def against_baselines(agent: Any, opponents: Sequence[str], game: str, num_players: int | None, rules: Any,
+                      games: int, seed: int, workers: int = 1, progress: bool = False,
+                      confidence: float = 0.95) -> list[dict[str, Any]]:
+    """The evaluation both trainers run: ``agent`` alone against one baseline in every other seat, per baseline.
+
+    One row per baseline: ``opponent, games, wins, draws, win_rate, ci_low, ci_high, mean_length, seconds``
+    (Wilson interval at ``confidence``).  Seats rotate and every game is seeded from ``(seed, index)``, as in
+    :func:`run_arena`.
+    """
+    import time
+    from statistics import NormalDist
+
+    from uno_env.config import make_rules
+
+    cfg = make_rules(game, num_players, rules)
+    n = cfg.num_players
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    rows = []
+    for name in opponents:
+        t0 = time.time()
+        res = run_arena([agent] + [name] * (n - 1), game=game, num_players=n, rules=cfg, games=games, seed=seed,
+                        workers=workers, progress=progress, ratings=False)
+        me = res.agents[0]
+        lo, hi = wilson_interval(me.wins, me.games, z)
+        rows.append({"opponent": name, "games": me.games, "wins": me.wins, "draws": me.truncated,
+                     "win_rate": me.win_rate, "ci_low": lo, "ci_high": hi, "mean_length": res.mean_length,
+                     "seconds": round(time.time() - t0, 2)})
+    return rows
+
+
 def format_table(result: ArenaResult) -> str:
     """The arena table as plain text."""
     rated = any(a.rating_mu is not None for a in result.agents)
@@ -452,8 +488,8 @@ def format_table(result: ArenaResult) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Command-line options of ``uno-env evaluate``."""
     parser.add_argument("agents", nargs="+", metavar="AGENT",
-                        help="agents to play: baseline names (random, greedy, heuristic) or paths of saved "
-                             "MaskablePPO zips; repeat a name to play copies")
+                        help="agents to play: baseline names (random, greedy, heuristic) or saved policies "
+                             "(runs/NAME/policy.npz, or a run directory); repeat a name to play copies")
     parser.add_argument("--game", default="classic", choices=("classic", "pocket", "dice"), help="which game")
     parser.add_argument("-n", "--num-players", type=int, default=None,
                         help="seats at the table (default: the rules' number, 2)")
@@ -466,6 +502,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ratings", action="store_true",
                         help="rate with OpenSkill even with two agents (always done for 3 or more)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="also load Stable-Baselines3 .zip files and RLlib checkpoints: they unpickle, so a "
+                             "crafted file runs code; use only for files you trust")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -477,7 +516,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_arena(args.agents, game=args.game, num_players=args.num_players, rules=args.rules,
                            games=args.games, seed=args.seed, workers=args.workers, progress=progress,
-                           ratings=True if args.ratings else None)
+                           ratings=True if args.ratings else None, allow_pickle=args.trust_pickle)
     except (UnknownAgentError, FileNotFoundError, ValueError, TypeError, ImportError) as exc:
         print(f"uno-env evaluate: error: {exc}", file=sys.stderr)
         return 2

@@ -1,14 +1,15 @@
 """``uno-env train-rllib``: multi-agent PPO with Ray RLlib (new API stack) on the same UNO environments.
 
-    uno-env train-rllib --config configs/train/rllib_classic.yaml
-    uno-env train-rllib --config configs/train/rllib_classic.yaml --num-env-runners 8 --num-envs-per-env-runner 16
+    uno-env train-rllib                                   # the packaged config rllib_classic
+    uno-env train-rllib --config rllib_classic --num-env-runners 8 --num-envs-per-env-runner 16
     RAY_ADDRESS=auto uno-env train-rllib --config ...            # or: ray job submit --working-dir . -- uno-env ...
 
 Single-machine Stable-Baselines3 (``uno-env train``) is the default way to train; this is how the same training
 scales from one machine to a Ray cluster.  The script reads top to bottom:
 
-1. **Config**: YAML + ``--set section.key=value`` overrides into :class:`RllibTrainConfig`, checked before Ray
-   starts (unknown keys, types and ranges, the rules).
+1. **Config**: a packaged config's name or a YAML path + ``--set section.key=value`` overrides into
+   :class:`training.config.RllibTrainConfig` (the config system of ``uno-env train`` too), checked before Ray
+   starts (unknown keys, types and ranges, the rules, ``runs_dir``).
 2. **Ray**: ``ray.init()`` on this machine, or the cluster at ``ray.address`` / ``$RAY_ADDRESS`` (what
    ``ray job submit`` sets).
 3. **Environment**: :class:`training.rllib_adapter.UnoMultiAgentEnv`, our AEC env through RLlib's PettingZoo
@@ -17,18 +18,20 @@ scales from one machine to a Ray cluster.  The script reads top to bottom:
    ``snapshot_<k>``, frozen copies of ``main`` for self-play; ``baseline_<name>``, frozen baselines from
    ``agents/`` (:class:`BaselineRLModule`).  Only ``main`` is trained.
 5. **Seats**: :class:`SeatMapping` maps each seat to a module per episode: one seat is always ``main``; every
-   other seat is a snapshot (probability ``opponents.selfplay_prob``, once there is one), a baseline
+   other seat is drawn from the opponent pool of ``uno-env train`` (:class:`training.pool.OpponentPool`): a snapshot (probability ``opponents.selfplay_prob``, once there is one), a baseline
    (``opponents.baseline_prob``) or ``main`` too.  ``baseline_prob: 0`` and ``selfplay_prob: 0`` is one shared
    policy for every seat; ``baseline_prob: 1`` is the learner against frozen baselines.
 6. **Self-play**: :class:`SelfPlayCallback` copies ``main``'s weights into the next snapshot slot every
    ``opponents.snapshot_every`` iterations (from ``opponents.selfplay_start`` on) and logs ``main``'s win rate
    against each kind of opponent.
 7. **Evaluation**: every ``evaluation.every`` iterations RLlib calls :func:`arena_evaluation`, which plays the
-   arena (``training.evaluate.run_arena``) with the current ``main`` against each baseline; the win rates land
+   arena (``training.evaluate.against_baselines``, as ``uno-env train`` does) with the current ``main`` against each baseline; the win rates land
    in the result under ``evaluation/arena`` and in ``progress.jsonl``.
 8. **Checkpoints**: ``checkpoints/iter_<N>/`` every ``checkpoint_every`` iterations and ``final/`` at the end
    (RLlib algorithm checkpoints plus ``uno_env_rllib.json``); ``--restore PATH`` continues from one, and
-   ``uno-env evaluate runs/NAME/final random`` plays the trained policy (:func:`training.rllib_module.load_rllib_agent`).
+   ``uno-env evaluate runs/NAME/final random`` plays the trained policy from the pickle-free ``policy.npz``
+   written into every checkpoint (:func:`export_policy`); the RLlib checkpoint itself loads only when trusted
+   (``--trust-pickle``, :func:`uno_env.agents.rllib_policy.load_rllib_agent`).
 
 Run directory ``runs/<name>/``: ``config.yaml`` (resolved), ``progress.jsonl`` (one line per iteration),
 ``checkpoints/``, ``final/``.
@@ -44,14 +47,14 @@ import shutil
 import sys
 import time
 import zlib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Optional, Union
+from typing import Any, Optional
 
 import numpy as np
 import yaml
 
-from .config import ConfigError, _build, apply_overrides, parse_overrides, read_yaml
+from .config import ConfigError, RllibTrainConfig, load_rllib_config
+from .pool import SELF, SNAPSHOT_PREFIX as POOL_SNAPSHOT, OpponentPool
 
 __all__ = ["RllibTrainConfig", "load_rllib_config", "build_algorithm_config", "SeatMapping", "SelfPlayCallback",
            "arena_evaluation", "train", "add_arguments", "run", "MAIN", "SNAPSHOT_PREFIX", "BASELINE_PREFIX"]
@@ -62,194 +65,10 @@ BASELINE_PREFIX = "baseline_"
 
 
 # =============================================================================================
-# 1. config
-
-
-def _m(**kw: Any) -> dict[str, Any]:
-    return kw
-
-
-@dataclass
-class EnvSection:
-    """The game every seat plays."""
-
-    game: Literal["classic", "pocket", "dice"] = "classic"
-    num_players: int = field(default=2, metadata=_m(min=2, max=10))
-    # None = the game's standard rules; a preset name ("standard", "rlcard"), a rules YAML path or a dict
-    rules: Optional[Union[str, dict]] = None
-
-
-@dataclass
-class ResourcesSection:
-    """The knobs that scale a run: sampling (EnvRunners x envs each) and learning (Learners)."""
-
-    # 0 = sample in the driver process ("local mode"); N = N EnvRunner actors, one CPU each by default
-    num_env_runners: int = field(default=2, metadata=_m(min=0))
-    num_envs_per_env_runner: int = field(default=8, metadata=_m(min=1))
-    num_cpus_per_env_runner: float = field(default=1.0, metadata=_m(min=0.0))
-    # 0 = learn in the driver process; N = N Learner actors (data-parallel, gradients all-reduced)
-    num_learners: int = field(default=0, metadata=_m(min=0))
-    num_cpus_per_learner: float = field(default=1.0, metadata=_m(min=0.0))
-    num_gpus_per_learner: float = field(default=0.0, metadata=_m(min=0.0))
-    # env steps per EnvRunner per sample() call: "auto" (= train batch / (runners x envs)) or a number
-    rollout_fragment_length: Union[int, Literal["auto"]] = "auto"
-    # torch threads in the driver (and local EnvRunner/Learner); 0 = torch's default
-    torch_threads: int = field(default=1, metadata=_m(min=0))
-
-
-@dataclass
-class ModuleSection:
-    """The masking actor-critic (training/rllib_module.py): two MLPs, policy and value."""
-
-    hiddens: list[int] = field(default_factory=lambda: [256, 256])
-    activation: Literal["tanh", "relu"] = "tanh"
-    obs_transform: Literal["symlog", "none"] = "symlog"
-    include_mask: bool = True
-
-
-@dataclass
-class PPOSection:
-    """RLlib PPO hyperparameters (RLlib's names)."""
-
-    lr: float = field(default=3e-4, metadata=_m(min_excl=0.0))
-    gamma: float = field(default=0.995, metadata=_m(min=0.0, max=1.0))
-    lambda_: float = field(default=0.95, metadata=_m(min=0.0, max=1.0))
-    train_batch_size_per_learner: int = field(default=8000, metadata=_m(min=2))
-    minibatch_size: int = field(default=1000, metadata=_m(min=1))
-    num_epochs: int = field(default=4, metadata=_m(min=1))
-    clip_param: float = field(default=0.2, metadata=_m(min_excl=0.0))
-    vf_clip_param: float = field(default=10.0, metadata=_m(min_excl=0.0))
-    entropy_coeff: float = field(default=0.01, metadata=_m(min=0.0))
-    vf_loss_coeff: float = field(default=0.5, metadata=_m(min=0.0))
-    use_kl_loss: bool = False
-    grad_clip: Optional[float] = 0.5
-
-
-@dataclass
-class OpponentsSection:
-    """Who sits in the seats that are not the learner's anchor seat (see SeatMapping)."""
-
-    # baseline name -> relative weight when a baseline is drawn
-    baselines: dict[str, float] = field(default_factory=lambda: {"random": 1.0, "greedy": 1.0, "heuristic": 2.0})
-    # probability that a non-anchor seat is a frozen baseline (0 = one shared policy; 1 = learner vs baselines)
-    baseline_prob: float = field(default=0.0, metadata=_m(min=0.0, max=1.0))
-    # probability that a non-anchor seat is a frozen self-play snapshot (once one exists); 0 = no snapshots
-    selfplay_prob: float = field(default=0.3, metadata=_m(min=0.0, max=1.0))
-    # the first snapshot is taken after this many iterations, then one every snapshot_every iterations
-    selfplay_start: int = field(default=10, metadata=_m(min=1))
-    snapshot_every: int = field(default=10, metadata=_m(min=1))
-    # snapshot slots (frozen modules); the oldest is overwritten first
-    pool_size: int = field(default=4, metadata=_m(min=1, max=64))
-    # when a snapshot is drawn: probability of the newest one (else uniform over the filled slots)
-    latest_prob: float = field(default=0.5, metadata=_m(min=0.0, max=1.0))
-
-
-@dataclass
-class EvaluationSection:
-    """Arena evaluation of ``main`` against the baselines (training/evaluate.py)."""
-
-    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    # every this many iterations (0 = only the final one)
-    every: int = field(default=10, metadata=_m(min=0))
-    games: int = field(default=200, metadata=_m(min=1))
-    final_games: int = field(default=2000, metadata=_m(min=1))
-    # the trained policy takes its most likely action (true) or samples (false)
-    deterministic: bool = True
-    seed: int = 2024
-
-
-@dataclass
-class StopSection:
-    """Training stops at the first limit reached (0 = no limit; at least one must be set)."""
-
-    iterations: int = field(default=200, metadata=_m(min=0))
-    env_steps: int = field(default=0, metadata=_m(min=0))
-    time_s: float = field(default=0.0, metadata=_m(min=0.0))
-
-
-@dataclass
-class RayRuntimeSection:
-    """Where Ray runs."""
-
-    # None: $RAY_ADDRESS if set (ray job submit sets it), else a new local Ray; "auto": a running cluster
-    address: Optional[str] = None
-    # quieter Ray logs (driver side)
-    log_to_driver: bool = True
-
-
-@dataclass
-class RllibTrainConfig:
-    """One RLlib run; ``runs_dir/name`` holds its checkpoints and progress."""
-
-    name: str = "rllib"
-    seed: int = 0
-    runs_dir: str = "runs"
-    checkpoint_every: int = field(default=20, metadata=_m(min=0))
-    keep_checkpoints: int = field(default=2, metadata=_m(min=1))
-    env: EnvSection = field(default_factory=EnvSection)
-    resources: ResourcesSection = field(default_factory=ResourcesSection)
-    module: ModuleSection = field(default_factory=ModuleSection)
-    ppo: PPOSection = field(default_factory=PPOSection)
-    opponents: OpponentsSection = field(default_factory=OpponentsSection)
-    evaluation: EvaluationSection = field(default_factory=EvaluationSection)
-    stop: StopSection = field(default_factory=StopSection)
-    ray: RayRuntimeSection = field(default_factory=RayRuntimeSection)
-
-
-def _validate(cfg: RllibTrainConfig) -> None:
-    if not cfg.name or "/" in cfg.name or cfg.name in (".", ".."):
-        raise ConfigError(f"config key 'name': must be a plain directory name, got {cfg.name!r}")
-    if not cfg.module.hiddens or any(h < 1 for h in cfg.module.hiddens):
-        raise ConfigError(f"config key 'module.hiddens': needs one or more positive widths, got {cfg.module.hiddens}")
-    if cfg.ppo.minibatch_size > cfg.ppo.train_batch_size_per_learner:
-        raise ConfigError(f"config key 'ppo.minibatch_size': {cfg.ppo.minibatch_size} is larger than "
-                          f"ppo.train_batch_size_per_learner ({cfg.ppo.train_batch_size_per_learner})")
-    if not (cfg.stop.iterations or cfg.stop.env_steps or cfg.stop.time_s):
-        raise ConfigError("config section 'stop': set at least one of iterations, env_steps, time_s")
-    opp = cfg.opponents
-    if opp.baseline_prob + opp.selfplay_prob > 1.0 + 1e-9:
-        raise ConfigError(f"config keys 'opponents.baseline_prob' + 'opponents.selfplay_prob' must be <= 1, got "
-                          f"{opp.baseline_prob} + {opp.selfplay_prob}")
-    if any(w < 0 for w in opp.baselines.values()):
-        raise ConfigError("config key 'opponents.baselines': weights must be >= 0")
-    if opp.baseline_prob > 0 and sum(opp.baselines.values()) <= 0:
-        raise ConfigError("config key 'opponents.baselines': opponents.baseline_prob > 0 needs a baseline with a "
-                          "positive weight")
-    from uno_env.agents.registry import BASELINES
-
-    known = [n for n in BASELINES if n != "human"]
-    for key, names in (("opponents.baselines", list(opp.baselines)), ("evaluation.opponents",
-                                                                      cfg.evaluation.opponents)):
-        for n in names:
-            if n not in known:
-                raise ConfigError(f"config key {key!r}: unknown baseline {n!r}; known: {', '.join(known)}")
-    if not cfg.evaluation.opponents:
-        raise ConfigError("config key 'evaluation.opponents': name at least one baseline")
-    rules = cfg.env.rules
-    if isinstance(rules, str) and rules.endswith((".yaml", ".yml")) and not os.path.isfile(rules):
-        raise ConfigError(f"config key 'env.rules': rules file {rules!r} does not exist")
-    from uno_env.config import make_rules
-
-    try:
-        make_rules(cfg.env.game, cfg.env.num_players, rules)
-    except (ValueError, TypeError) as e:
-        raise ConfigError(f"config key 'env.rules' (game {cfg.env.game!r}, {cfg.env.num_players} players): {e}") from None
-
-
-def load_rllib_config(path: Optional[str], overrides: Optional[list[str]] = None, **top: Any) -> RllibTrainConfig:
-    """Read ``path`` (None: the defaults), apply ``--set`` overrides and non-None ``top`` values, validate."""
-    data = read_yaml(path) if path is not None else {}
-    data = apply_overrides(data, parse_overrides(overrides))
-    for dotted, v in top.items():
-        if v is not None:
-            data = apply_overrides(data, [(dotted.split("."), v)])
-    cfg = _build(RllibTrainConfig, data)
-    _validate(cfg)
-    return cfg
+# 1. config: training.config.RllibTrainConfig (the one config system of both trainers)
 
 
 def env_config(cfg: RllibTrainConfig) -> dict[str, Any]:
-    """The ``env_config`` RLlib hands to :class:`UnoMultiAgentEnv`: game, number of players and rules."""
     return {"game": cfg.env.game, "num_players": cfg.env.num_players, "rules": cfg.env.rules}
 
 
@@ -261,29 +80,56 @@ class SeatMapping:
     """RLlib's ``policy_mapping_fn``: which module plays each seat (agent) of an episode.
 
     The anchor seat, drawn per episode from the episode id, is always ``main``, so every episode trains it from
-    a seat that changes from game to game.  Each other seat independently is a snapshot with probability
+    a seat that changes from game to game.  Every other seat is drawn from the opponent pool
+    (:class:`training.pool.OpponentPool`, the same pool ``uno-env train`` uses): a snapshot with probability
     ``selfplay_prob`` (only once a snapshot has been taken), a baseline with probability ``baseline_prob``
-    (weighted by ``baselines``), else ``main``.  ``snapshots_taken`` is set by :class:`SelfPlayCallback` on every
-    EnvRunner's copy of this object.  The draws are not seeded (RLlib's episode ids are random, so a multi-process
-    RLlib run is not bit-reproducible anyway); the games themselves are seeded through ``seed``.
+    (weighted by ``baselines``), else ``main``.  The snapshots are ``pool_size`` module slots overwritten in
+    turn; ``snapshots_taken`` is set by :class:`SelfPlayCallback` on every EnvRunner's copy of this object.  The
+    draws are not seeded (RLlib's episode ids are random, so a multi-process RLlib run is not bit-reproducible
+    anyway); the games themselves are seeded through ``seed``.
     """
 
     def __init__(self, num_players: int, baselines: dict[str, float], baseline_prob: float, selfplay_prob: float,
                  pool_size: int, latest_prob: float):
         self.num_players = num_players
-        names = [n for n, w in baselines.items() if w > 0]
-        w = np.array([baselines[n] for n in names], dtype=np.float64)
-        self.baseline_ids = [BASELINE_PREFIX + n for n in names]
-        self.baseline_p = w / w.sum() if len(names) else w
-        self.baseline_prob = float(baseline_prob) if names else 0.0
-        self.selfplay_prob = float(selfplay_prob)
-        self.pool_size = int(pool_size)
-        self.latest_prob = float(latest_prob)
-        self.snapshots_taken = 0
-        self._rng: Optional[np.random.Generator] = None
+        self.pool = OpponentPool(baselines, selfplay_prob=selfplay_prob, latest_prob=latest_prob,
+                                 pool_size=pool_size, baseline_prob=baseline_prob)
+        self.pool.rng = None  # each process draws from its own fresh generator
+        self.pool.selfplay_active = True  # snapshots are drawn as soon as one exists
+        self.baseline_ids = [BASELINE_PREFIX + n for n in self.pool.baseline_names]
+        self._taken = 0
+
+    @property
+    def pool_size(self) -> int:
+        return self.pool.pool_size
+
+    @property
+    def selfplay_prob(self) -> float:
+        return self.pool.selfplay_prob
+
+    @property
+    def baseline_prob(self) -> float:
+        return float(self.pool.baseline_prob or 0.0)
+
+    @property
+    def snapshots_taken(self) -> int:
+        return self._taken
+
+    @snapshots_taken.setter
+    def snapshots_taken(self, n: int) -> None:
+        # slot k holds snapshot number k, k + pool_size, ...: list the filled slots oldest first
+        self._taken = int(n)
+        size = self.pool.pool_size
+        filled = min(self._taken, size)
+        slots = [(self._taken - filled + j) % size for j in range(filled)]
+        self.pool.snapshots = [{"name": f"{SNAPSHOT_PREFIX}{k}", "path": f"{SNAPSHOT_PREFIX}{k}", "step": 0}
+                               for k in slots]
+
+    @property
+    def _rng(self):
+        return self.pool.rng
 
     def module_ids(self) -> list[str]:
-        """Every RLModule id this mapping can return: ``main``, the snapshot slots and the baselines in use."""
         ids = [MAIN]
         if self.selfplay_prob > 0:
             ids += [f"{SNAPSHOT_PREFIX}{k}" for k in range(self.pool_size)]
@@ -293,28 +139,23 @@ class SeatMapping:
 
     def __getstate__(self):
         d = dict(self.__dict__)
-        d["_rng"] = None  # each process draws from its own fresh generator
+        pool = d["pool"] = OpponentPool.__new__(OpponentPool)
+        pool.__dict__.update(self.pool.__dict__, rng=None)  # each process draws from its own fresh generator
         return d
 
     def anchor_seat(self, episode_id: str) -> int:
-        """The seat ``main`` plays in episode ``episode_id`` (the same in every process)."""
         return zlib.crc32(str(episode_id).encode()) % self.num_players
 
     def __call__(self, agent_id: str, episode: Any = None, **kwargs: Any) -> str:
         seat = int(str(agent_id).rsplit("_", 1)[-1])
         if episode is None or seat == self.anchor_seat(getattr(episode, "id_", "")):
             return MAIN
-        if self._rng is None:
-            self._rng = np.random.default_rng()
-        u = self._rng.random()
-        filled = min(self.snapshots_taken, self.pool_size)
-        if filled and u < self.selfplay_prob:
-            latest = (self.snapshots_taken - 1) % self.pool_size
-            slot = latest if self._rng.random() < self.latest_prob else int(self._rng.integers(filled))
-            return f"{SNAPSHOT_PREFIX}{slot}"
-        if self.selfplay_prob <= u < self.selfplay_prob + self.baseline_prob:
-            return self.baseline_ids[int(self._rng.choice(len(self.baseline_ids), p=self.baseline_p))]
-        return MAIN
+        spec = self.pool.draw()
+        if spec == SELF:
+            return MAIN
+        if spec.startswith(POOL_SNAPSHOT):
+            return spec[len(POOL_SNAPSHOT):]
+        return BASELINE_PREFIX + spec
 
 
 # =============================================================================================
@@ -359,7 +200,6 @@ class SelfPlayCallback(_callback_base()):
 
     # -- EnvRunner side ---------------------------------------------------------------------------
     def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
-        """Log ``main``'s win against each kind of opponent it met in the episode."""
         if metrics_logger is None or not episode.is_terminated:
             return
         try:
@@ -381,7 +221,6 @@ class SelfPlayCallback(_callback_base()):
 
     # -- driver side ------------------------------------------------------------------------------
     def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs) -> None:
-        """Take a self-play snapshot of ``main`` when it is due and report the pool in ``result``."""
         mapping = algorithm.config.policy_mapping_fn
         if not self.enabled or not isinstance(mapping, SeatMapping):
             return
@@ -434,20 +273,20 @@ def main_agent(algorithm, env_cfg: dict, model_config: dict, deterministic: bool
     return RllibPolicyAgent(probe_game(env_cfg), path=None, module=module, deterministic=deterministic)
 
 
-def play_arena(agent, opponents: list[str], env_cfg: dict, games: int, seed: int) -> dict[str, Any]:
-    """``agent`` against each baseline in the arena: ``{"win_rate_vs_<name>": x, ... , "games": n}``."""
-    from .evaluate import run_arena
+def play_arena(agent, opponents: list[str], env_cfg: dict, games: int, seed: int, workers: int = 1,
+               confidence: float = 0.95) -> dict[str, Any]:
+    """``agent`` against each baseline in the arena (``training.evaluate.against_baselines``, the evaluation
+    ``uno-env train`` runs too): ``{"win_rate_vs_<name>": x, "win_rate_vs_<name>_ci95": [lo, hi], ...}``."""
+    from .evaluate import against_baselines
 
+    rows = against_baselines(agent, opponents, env_cfg["game"], env_cfg["num_players"], env_cfg["rules"], games,
+                             seed, workers=workers, confidence=confidence)
     out: dict[str, Any] = {}
     steps = 0
-    for i, opp in enumerate(opponents):
-        res = run_arena([agent, opp], game=env_cfg["game"], num_players=env_cfg["num_players"],
-                        rules=env_cfg["rules"], games=games, seed=seed + 1000 * i, workers=1, ratings=False)
-        me = res.agents[0]
-        lo, hi = me.ci
-        out[f"win_rate_vs_{opp}"] = me.win_rate
-        out[f"win_rate_vs_{opp}_ci95"] = [lo, hi]
-        steps += int(res.mean_length * res.games)
+    for r in rows:
+        out[f"win_rate_vs_{r['opponent']}"] = r["win_rate"]
+        out[f"win_rate_vs_{r['opponent']}_ci95"] = [r["ci_low"], r["ci_high"]]
+        steps += int(r["mean_length"] * r["games"])
     out["games_per_opponent"] = games
     out["decisions"] = steps
     return out
@@ -466,7 +305,8 @@ def arena_evaluation(algorithm, eval_env_runner_group=None, *, settings: dict) -
     agent = main_agent(algorithm, settings["env"], settings["model_config"], settings["deterministic"])
     t = time.time()
     res = play_arena(agent, settings["opponents"], settings["env"], settings["games"],
-                     settings["seed"] + int(algorithm.iteration))
+                     settings["seed"] + int(algorithm.iteration), workers=settings["workers"],
+                     confidence=settings["confidence"])
     steps = int(res.pop("decisions"))
     flat: dict[str, float] = {"seconds": time.time() - t, "iteration": float(algorithm.iteration + 1)}
     for k, v in res.items():
@@ -483,7 +323,6 @@ def arena_evaluation(algorithm, eval_env_runner_group=None, *, settings: dict) -
 
 
 def probe_game(env_cfg: dict):
-    """The compiled game that ``env_cfg`` describes (for its observation and action sizes)."""
     from uno_env.config import make_rules
     from uno_env.core.game import Game
 
@@ -524,7 +363,8 @@ def build_algorithm_config(cfg: RllibTrainConfig):
     res = cfg.resources
     ev = cfg.evaluation
     settings = {"env": envc, "model_config": model_config, "opponents": list(ev.opponents), "games": ev.games,
-                "seed": ev.seed, "deterministic": ev.deterministic}
+                "seed": ev.seed, "deterministic": ev.deterministic, "workers": ev.workers,
+                "confidence": ev.confidence}
     config = (
         PPOConfig()
         .environment(UnoMultiAgentEnv, env_config=envc, disable_env_checking=True)
@@ -600,9 +440,34 @@ def save_checkpoint(algorithm, cfg: RllibTrainConfig, path: Path) -> Path:
     tmp.mkdir(parents=True)
     algorithm.save_to_path(str(tmp.resolve()))
     _write_metadata(tmp, cfg, algorithm)
+    export_policy(algorithm, cfg, tmp / "policy.npz")
     shutil.rmtree(path, ignore_errors=True)
     tmp.rename(path)
     return path
+
+
+def export_policy(algorithm, cfg: RllibTrainConfig, path: Path) -> Path:
+    """``main``'s actor as the pickle-free ``policy.npz`` + ``policy.json`` (``uno_env.agents.policy``), which
+    ``uno-env evaluate`` and ``play`` load by default and play with numpy."""
+    from uno_env.agents.policy import PolicyWeights, save_policy_files
+
+    state = algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN]
+    # MaskedActorCriticModule.pi is Sequential(Linear, act, ..., Linear): its Linear layers are pi.<i>.weight/bias
+    idx = sorted({int(k.split(".")[1]) for k in state if k.startswith("pi.") and k.endswith(".weight")})
+    ws = [np.asarray(_to_numpy(state[f"pi.{i}.weight"]), dtype=np.float32) for i in idx]
+    bs = [np.asarray(_to_numpy(state[f"pi.{i}.bias"]), dtype=np.float32) for i in idx]
+    m = cfg.module
+    g = probe_game(env_config(cfg))
+    meta = {"algorithm": "ray.rllib PPO (uno_env MaskedActorCriticModule)", "game": cfg.env.game,
+            "num_players": cfg.env.num_players, "rules": g.rules.to_dict(), "obs_dim": int(g.obs_dim),
+            "num_actions": int(g.num_actions), "iteration": int(algorithm.iteration), "name": cfg.name,
+            "seed": cfg.seed}
+    save_policy_files(PolicyWeights(ws, bs, m.activation, m.obs_transform, m.include_mask), str(path), meta)
+    return path
+
+
+def _to_numpy(x):
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
 def restore_checkpoint(algorithm, path: str | os.PathLike) -> None:
@@ -738,7 +603,8 @@ def train(cfg: RllibTrainConfig, run_dir: Path, restore: Optional[str] = None, l
         ev = cfg.evaluation
         envc = env_config(cfg)
         agent = main_agent(algo, envc, dataclasses.asdict(cfg.module), ev.deterministic)
-        arena = play_arena(agent, list(ev.opponents), envc, ev.final_games, ev.seed)
+        arena = play_arena(agent, list(ev.opponents), envc, ev.final_games, ev.seed, workers=ev.final_workers,
+                           confidence=ev.confidence)
         arena.pop("decisions", None)
         with open(run_dir / "final_arena.json", "w", encoding="utf-8") as fh:
             json.dump(arena, fh, indent=2)
@@ -790,8 +656,8 @@ def measure_sampling(cfg: RllibTrainConfig, env_steps: int, log=print) -> dict[s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Command-line options of ``uno-env train-rllib``."""
-    parser.add_argument("--config", default="configs/train/rllib_classic.yaml", help="training YAML")
+    parser.add_argument("--config", default="rllib_classic", metavar="NAME_OR_YAML",
+                        help="training config: a packaged config's name or a YAML path (default: rllib_classic)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config key, e.g. --set ppo.lr=1e-4 (repeatable)")
     parser.add_argument("--name", default=None, help="run name (directory under runs_dir)")
@@ -807,7 +673,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``uno-env train-rllib``: build the RLlib algorithm from the config and train it; returns the exit status."""
     try:
         cfg = load_rllib_config(args.config, args.overrides, **{
             "name": args.name, "seed": args.seed, "stop.iterations": args.iterations,

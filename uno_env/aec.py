@@ -22,6 +22,9 @@ from .core.observe import observe_one, step_and_observe
 _step_and_observe = step_and_observe
 _observe_one = observe_one
 from .render import render_ansi
+from .state_vector import StateEncoder
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
 
 
 class IllegalActionError(ValueError):
@@ -42,7 +45,7 @@ class OrderError(RuntimeError, AssertionError):
 class raw_env(GameMetadata, AECEnv, EzPickle):
     """UNO as a PettingZoo AEC environment. See the package README for the rules, observation and action tables."""
 
-    metadata = {"name": "uno_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 1}
+    metadata = {"name": "uno_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
 
     def __init__(
         self,
@@ -56,8 +59,8 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         super().__init__()
         if game not in ("classic", "pocket", "dice"):
             raise ValueError(f"unknown game {game!r}; choose one of 'classic', 'pocket', 'dice'")
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got {render_mode!r}")
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
         self.rules = make_rules(game, num_players, rules)
@@ -81,6 +84,8 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
             for agent in self.possible_agents
         }
         self.action_spaces = {agent: gymnasium.spaces.Discrete(a) for agent in self.possible_agents}
+        self._state_encoder = StateEncoder(self.game)
+        self.state_space = gymnasium.spaces.Box(-1.0, high, (self._state_encoder.size,), np.float32)
         # hot-path references, so step() and observe() skip attribute chains
         self._cfg, self._spec, self._dice = self.game.cfg, self.game.spec, self.game.dice
         self._obs_offsets, self._obs_dim = self.game.obs_offsets, self.game.obs_dim
@@ -100,18 +105,28 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._num_actions = a
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        """The observation space of ``agent``: a Dict of ``observation`` (float32, D) and ``action_mask`` (int8, A).
-        """
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
-        """The action space of ``agent``: ``Discrete(A)``, the same for every seat, option and player count."""
         return self.action_spaces[agent]
 
     def state_dict(self) -> dict[str, Any]:
         """Full state as plain data, hidden information included (for debugging and replays, not for agents)."""
         self._require_reset("state_dict")
         return self.game.state_dict(self._st)
+
+    def state(self) -> np.ndarray:
+        """The full state as a float32 vector (hidden cards included), for centralised critics.
+
+        Its rows are :attr:`state_layout`; it lies in :attr:`state_space`.  Not for the agents' own inputs.
+        """
+        self._require_reset("state")
+        return self._state_encoder.encode(self._st)
+
+    @property
+    def state_layout(self) -> list[tuple[int, int, str, str]]:
+        """Rows of (offset, length, name, meaning) of the :meth:`state` vector."""
+        return self._state_encoder.layout
 
     def load_state_dict(self, d: Mapping[str, Any]) -> None:
         """Set the game to a hand-made state (scenario tests, puzzles); see ``Game.load_state_dict``."""
@@ -126,11 +141,6 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
 
     # -- AEC API ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        """Deal a new game. ``seed`` (an int) makes the whole game reproducible; ``None`` continues the env's
-        random stream.
-
-        ``options`` is accepted for PettingZoo compatibility and not used.
-        """
         if seed is not None:
             if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
                 raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
@@ -160,10 +170,6 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._live = self._st[E.S_DONE] == 0 and not self._illegal_ended
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        """What ``agent`` may see now: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``.
-
-        The mask is all zeros unless ``agent`` is the seat to act. Both arrays are fresh copies.
-        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
         seat = self._seat[agent]
@@ -181,9 +187,6 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         return self.observe(agent)["action_mask"]
 
     def last(self, observe: bool = True):
-        """``(observation, cumulative reward, termination, truncation, info)`` of the seat to act (PettingZoo's
-        ``last``).
-        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before last()")
         agent = self.agent_selection
@@ -196,12 +199,6 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         )
 
     def step(self, action: Any) -> None:
-        """Apply ``action`` (an int in ``[0, A)``) for the seat in ``agent_selection``; ``None`` for a finished seat.
-
-        An out-of-range action raises :class:`ActionOutOfRangeError`. An illegal action raises
-        :class:`IllegalActionError` in ``raw_env`` (state unchanged) and ends the game with -1 for the offender in
-        ``env()``.
-        """
         if not self._live:  # not reset yet, or the game is over: only dead-agent steps remain
             self._step_not_live(action)
             return
@@ -237,14 +234,40 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         if done:
             self._live = False
             flags = self.terminations if done == 1 else self.truncations
+            end_info = self.episode_info()
             for a in self.agents:
                 flags[a] = True
+                self.infos[a] = dict(end_info)
             self.agent_selection = self.agents[0]
             self._deads_step_first()
         else:
             self.agent_selection = self.possible_agents[code >> 8]
         if self.render_mode == "human":
             self.render()
+
+    def episode_info(self) -> dict[str, Any]:
+        """What the ``infos`` of every agent hold once the episode is over (``{}`` while it runs).
+
+        ``winner``: the winning seat, -1 when truncated or ended by an illegal action; ``round_winner`` and
+        ``round_points``: the last finished round's winner (-1 if none) and the points it scored; ``turns``:
+        decisions taken; in match mode also ``scores`` (match scores by seat).
+        """
+        self._require_reset("episode_info")
+        # read the few fields directly: step() calls this at every episode end, and a full state_dict()
+        # (~100 us) would slow the AEC loop by 10-20%
+        st = self._st
+        done = int(st[E.S_DONE])
+        if not done and not self._illegal_ended:
+            return {}
+        info: dict[str, Any] = {
+            "winner": int(st[E.S_MATCH_WINNER]) if done == 1 else -1,
+            "round_winner": int(st[E.S_WINNER]),
+            "round_points": int(st[E.S_ROUND_POINTS]),
+            "turns": int(st[E.S_TURNS]),
+        }
+        if self.rules.episode == "match":
+            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.game.num_players]]
+        return info
 
     def _step_not_live(self, action: Any) -> None:
         if not self._has_reset:
@@ -286,6 +309,8 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         self._accumulate_rewards()
         self._deads_step_first()
         self._illegal_ended = True
+        end_info = dict(self.episode_info(), illegal_action=agent)
+        self.infos = {a: dict(end_info) for a in self.agents}
         self._cached_seat = -1
         self._live = False
         self._mask[:] = 0
@@ -294,12 +319,16 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         if not self._has_reset:
             raise OrderError(f"reset() needs to be called before {what}()")
 
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the public state as text; ``"human"``: print it and return None."""
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
         self._require_reset("render")
+        if self.render_mode == "rgb_array":
+            from .render_image import render_rgb  # Pillow is imported only for images
+
+            return render_rgb(self.game, self.game.state_dict(self._st))
         text = render_ansi(self.game, self._st)
         if self.render_mode == "human":
             print(text)
@@ -307,7 +336,6 @@ class raw_env(GameMetadata, AECEnv, EzPickle):
         return text
 
     def close(self) -> None:
-        """Nothing to release (no window, no process); here for the PettingZoo API."""
         pass
 
 

@@ -17,6 +17,8 @@ SUBCOMMANDS = {
     "train": ("uno_env.training.train", "train a MaskablePPO agent (Stable-Baselines3)"),
     "train-rllib": ("uno_env.training.rllib_train", "train with Ray RLlib (needs the rllib extra)"),
     "rules": ("uno_env.config", "print the rules options table of a game"),
+    "replay": ("uno_env.viewer.replay_cli", "replay a recorded game in the terminal, or write it as a web page"),
+    "serve": ("uno_env.viewer.serve", "play agents in the browser (a local page on 127.0.0.1)"),
 }
 
 
@@ -41,8 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         mod = importlib.import_module(module)
     except ImportError as exc:
-        print(f"uno-env {name}: cannot import {module}: {exc}. Install the extra it needs, e.g. "
-              f"pip install -e '.[train]' (or '.[rllib]' for train-rllib).", file=sys.stderr)
+        extra = "train,rllib" if name == "train-rllib" else "train"
+        print(f"uno-env {name}: cannot import {module}: {exc}. Install the extra it needs: "
+              f"pip install 'uno-env[{extra}]'", file=sys.stderr)
         return 1
     mod.add_arguments(sub_parser)
     args = sub_parser.parse_args(argv[1:])

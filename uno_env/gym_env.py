@@ -5,11 +5,15 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 
 * Keyword arguments: ``num_players``, ``rules`` (as for ``uno_env.env``), ``opponents`` (a baseline name, an
   agent object, or a list with one name/agent per other seat, in seat order skipping the learner),
-  ``learner_seat`` (a seat number, or ``"random"``: drawn at each reset) and ``render_mode`` (``"ansi"`` or
-  ``"human"``), ``illegal_action`` (below).
+  ``learner_seat`` (a seat number, or ``"random"``: drawn at each reset), ``render_mode`` (``"ansi"``,
+  ``"human"`` or ``"rgb_array"``: a picture of the table with the learner's hand), ``illegal_action`` (below),
+  ``flat_obs`` (below).
 * The observation is the learner's ``{"observation": float32 (D,), "action_mask": int8 (A,)}``, as in the AEC
-  environment; the action space is ``Discrete(A)``.  The mask is also ``info["action_mask"]`` and
+  environment; with ``flat_obs=True`` it is the float32 (D,) vector alone (a ``Box``, for CleanRL-style code).
+  The action space is ``Discrete(A)``.  The mask is also ``info["action_mask"]`` and
   :meth:`UnoGymEnv.action_masks` (what sb3-contrib's MaskablePPO calls; no ActionMasker wrapper needed).
+* When the episode ends, ``info`` also holds ``winner`` (-1 when truncated), ``round_winner``, ``round_points``,
+  ``turns`` and, in match mode, ``scores`` (see :meth:`uno_env.raw_env.episode_info`).
 * ``step(action)`` plays the learner's action, then every other seat until it is the learner's turn again (or
   the game ends).  The reward is the learner's, summed over those moves.  ``terminated``/``truncated`` are the
   AEC environment's (``max_turns`` truncates).  An illegal learner action is never replaced by another one:
@@ -55,7 +59,6 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         self._legal_mask = legal_mask
 
     def sample(self, mask: Any = None, probability: Any = None):
-        """A random action; without an explicit ``mask`` or ``probability``, a random *legal* one."""
         if mask is None and probability is None and self._legal_mask is not None and self._legal_mask.any():
             mask = (self._legal_mask != 0).astype(np.int8)
         return super().sample(mask=mask, probability=probability)
@@ -72,7 +75,7 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
 class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
     """UNO for one learner against scripted opponents (see the module docstring)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -83,10 +86,15 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         learner_seat: int | str = 0,
         render_mode: str | None = None,
         illegal_action: str = "terminate",
+        flat_obs: bool = False,
     ):
-        EzPickle.__init__(self, game, num_players, rules, opponents, learner_seat, render_mode, illegal_action)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human'; got {render_mode!r}")
+        EzPickle.__init__(self, game, num_players, rules, opponents, learner_seat, render_mode, illegal_action,
+                          flat_obs)
+        if render_mode not in (None, "ansi", "human", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got {render_mode!r}")
+        if not isinstance(flat_obs, (bool, np.bool_)):
+            raise TypeError(f"flat_obs must be True or False; got {flat_obs!r}")
+        self.flat_obs = bool(flat_obs)
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
         self.illegal_action = illegal_action
@@ -107,9 +115,10 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         self.learner_seat = 0 if learner_seat == "random" else int(learner_seat)
         self.opponents = self._make_opponents(opponents, n)
         self.observation_space = self.aec.observation_spaces[self.aec.possible_agents[0]]
+        if self.flat_obs:
+            self.observation_space = self.observation_space["observation"]
         self._mask = self.aec._mask  # the AEC env keeps it equal to the acting seat's legal mask
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
-        self.reward_range = self.game.reward_range
         self._has_reset = False
         self._done = False
 
@@ -160,10 +169,6 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
 
     # ------------------------------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        """Start an episode: pick the learner's seat (if random), reset the opponents, deal, and play the
-        other seats until the learner is to act. Returns ``(observation, info)``; ``info["action_mask"]`` is the
-        legal-action mask.
-        """
         super().reset(seed=seed)
         rng = self.np_random
         if self._seat_choice == "random":
@@ -190,11 +195,6 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         return self._observation(), self._info()
 
     def step(self, action: Any):
-        """Play the learner's ``action``, then the other seats until the learner acts again or the game ends.
-
-        Returns ``(observation, reward, terminated, truncated, info)``; the reward is everything the learner received
-        since its last action.
-        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before step()")
         if self._done:
@@ -233,13 +233,17 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
             return np.zeros(self.game.num_actions, dtype=bool)
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
-        """``ansi``: the public state and the learner's hand as text; ``human``: print it and return None."""
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
         if not self._has_reset:
             raise OrderError("reset() needs to be called before render()")
+        if self.render_mode == "rgb_array":
+            from .render_image import render_rgb
+
+            return render_rgb(self.game, self.game.state_dict(self.aec._st), show_seat=self.learner_seat)
         st = self.aec._st
         hand = st[E.O_HAND + self.learner_seat * E.MAX_KINDS: E.O_HAND + self.learner_seat * E.MAX_KINDS
                   + self.game.num_kinds]
@@ -254,7 +258,6 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         return text
 
     def close(self) -> None:
-        """Close the underlying AEC environment."""
         self.aec.close()
 
     # ------------------------------------------------------------------------------------------ internals
@@ -282,10 +285,12 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
         self._done = bool(st[E.S_DONE])
         return reward
 
-    def _observation(self) -> dict[str, np.ndarray]:
+    def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
         obs = np.empty(self.game.obs_dim, dtype=np.float32)
         st = self.aec._st
         acting = observe_one(st, self.game.cfg, self.game.spec, self.game.obs_offsets, self.learner_seat, obs)
+        if self.flat_obs:
+            return obs
         mask = self._mask.copy() if acting and not self._done else np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}
 
@@ -297,6 +302,5 @@ class UnoGymEnv(GameMetadata, gymnasium.Env, EzPickle):
             "turns": int(st[E.S_TURNS]),
         }
         if self._done and st[E.S_DONE]:
-            info["winner"] = -1 if int(st[E.S_DONE]) == 2 else int(st[E.S_MATCH_WINNER])
-            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.num_players]]
+            info.update(self.aec.episode_info())
         return info

@@ -576,8 +576,9 @@ def _gym_vector_class():
     class UnoGymVectorEnv(VectorEnv):
         """Gymnasium vector env over :class:`UnoSingleAgentVectorEnv` (same-step autoreset).
 
-        Observations are ``{"observation": (B, D) float32, "action_mask": (B, A) int8}``; ``action_masks()``
-        returns the (B, A) bool masks for masked policies.  When games end, ``infos`` holds ``final_obs`` (the
+        Observations are ``{"observation": (B, D) float32, "action_mask": (B, A) int8}``, or with
+        ``flat_obs=True`` the (B, D) float32 array alone; ``action_masks()`` returns the (B, A) bool masks for
+        masked policies.  When games end, ``infos`` holds ``final_obs`` (the
         learners' last observations), ``final_info`` (``winner``, ``episode_turns``) and the ``_final_obs`` /
         ``_final_info`` masks, as Gymnasium's same-step autoreset mode specifies.
         """
@@ -587,7 +588,10 @@ def _gym_vector_class():
         def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None,
                      rules: Any = None, opponents: Any = "random", learner_seat: Any = 0, seed: int | None = None,
                      render_mode: str | None = None, max_episode_steps: int | None = None,
-                     parallel: bool | None = None):
+                     parallel: bool | None = None, flat_obs: bool = False):
+            if not isinstance(flat_obs, (bool, np.bool_)):
+                raise TypeError(f"flat_obs must be True or False; got {flat_obs!r}")
+            self.flat_obs = bool(flat_obs)
             if render_mode is not None:
                 raise ValueError("the vector env does not render; use uno_env.env(render_mode='ansi') to watch a game")
             if max_episode_steps is not None:
@@ -597,11 +601,15 @@ def _gym_vector_class():
             self.num_envs = num_envs
             self.game = self.env.game
             self.single_observation_space, self.single_action_space = _spaces(self.game, self.env.rules.target_score)
+            if self.flat_obs:
+                self.single_observation_space = self.single_observation_space["observation"]
             self.observation_space = batch_space(self.single_observation_space, num_envs)
             self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, self.game.num_actions))
             self.render_mode = None
 
-        def _obs(self) -> dict[str, np.ndarray]:
+        def _obs(self) -> dict[str, np.ndarray] | np.ndarray:
+            if self.flat_obs:
+                return self.env._obs.copy()
             return {"observation": self.env._obs.copy(), "action_mask": self.env._masks.copy()}
 
         def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -609,20 +617,26 @@ def _gym_vector_class():
                 self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
                 self.action_space.seed(seed)
             self.env.reset(seed)
-            return self._obs(), {}
+            return self._obs(), self._mask_info({})
+
+        def _mask_info(self, infos: dict[str, Any]) -> dict[str, Any]:
+            if self.flat_obs:  # the mask is not in a flat observation, so it rides in infos
+                infos["action_mask"] = self.env._masks.copy()
+                infos["_action_mask"] = np.ones(self.num_envs, dtype=bool)
+            return infos
 
         def step(self, actions):
             _, _, rew, term, trunc, info = self.env.step(actions)
             infos: dict[str, Any] = {}
             done = term | trunc
             if done.any():
-                infos["final_obs"] = {"observation": info["final_observation"].copy(),
-                                      "action_mask": np.zeros_like(self.env._masks)}
+                infos["final_obs"] = info["final_observation"].copy() if self.flat_obs else {
+                    "observation": info["final_observation"].copy(), "action_mask": np.zeros_like(self.env._masks)}
                 infos["_final_obs"] = done.copy()
                 infos["final_info"] = {"winner": info["winner"].copy(), "episode_turns": info["episode_turns"].copy(),
                                        "_winner": done.copy(), "_episode_turns": done.copy()}
                 infos["_final_info"] = done.copy()
-            return self._obs(), rew.astype(np.float64), term.copy(), trunc.copy(), infos
+            return self._obs(), rew.astype(np.float64), term.copy(), trunc.copy(), self._mask_info(infos)
 
         def action_masks(self) -> np.ndarray:
             return self.env._masks.astype(bool)
@@ -632,7 +646,8 @@ def _gym_vector_class():
             return self.game.action_names
 
         def close_extras(self, **kwargs) -> None:
-            self.env.close()
+            if hasattr(self, "env"):  # __init__ may have refused its arguments before building it
+                self.env.close()
 
     return UnoGymVectorEnv
 
@@ -650,7 +665,8 @@ def make_gym_vector_env(game: str = "classic", num_envs: int = 1, **kwargs):
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` single-agent games (the registered vector entry point).
 
     Keyword arguments: ``num_players``, ``rules``, ``opponents``, ``learner_seat``, ``seed``, ``parallel``
-    (see :class:`UnoSingleAgentVectorEnv`).
+    (see :class:`UnoSingleAgentVectorEnv`), ``flat_obs`` (the observation is the float32 vector alone; masks
+    through ``action_masks()``).
     """
     return _cls("UnoGymVectorEnv")(game, num_envs, **kwargs)
 

@@ -63,11 +63,6 @@ class Game:
         self.observation_layout: list[tuple[int, int, str, str]] = rows
         self.obs_offsets = offs
         self.obs_dim = int(offs[-1])
-        # round-end rewards: win_loss is +1 / -1/(n-1); points are bounded by the most a hand can hold
-        if rules.reward == "win_loss":
-            self.reward_range = (-1.0, 1.0)
-        else:
-            self.reward_range = (-float("inf"), float("inf"))
 
     def _cfg_array(self, r: RuleConfig) -> np.ndarray:
         cfg = np.zeros(E.CFG_LEN, dtype=np.int64)
@@ -139,6 +134,9 @@ class Game:
             "turns": int(st[E.S_TURNS]),
             "done": ("", "terminated", "truncated")[st[E.S_DONE]],
             "round_winner": int(st[E.S_WINNER]),
+            "round_points": int(st[E.S_ROUND_POINTS]),
+            "match_winner": int(st[E.S_MATCH_WINNER]),
+            "drawn": None if st[E.S_DRAWN] < 0 else self.kinds.names[st[E.S_DRAWN]],
         }
         if self.name == "dice":
             bag = [int(x) for x in st[E.O_DRAW: E.O_DRAW + st[E.S_DRAW_N]]]
@@ -168,6 +166,7 @@ class Game:
             "game", "hands", "draw_pile", "discard_pile", "current_colour", "direction", "current_seat", "phase",
             "scores", "called_uno", "pending_draw", "top", "dealer", "round", "turns", "done", "round_winner",
             "bag", "centre_die", "dice", "pending_symbol", "wd_guilty", "wd_player", "drawn", "uno_missed",
+            "round_points", "match_winner",
         }
         if unknown:
             raise ValueError(f"unknown state keys: {sorted(unknown)}")
@@ -226,6 +225,7 @@ class Game:
             "direction": E.S_DIR, "current_seat": E.S_CUR, "pending_draw": E.S_PENDING, "dealer": E.S_DEALER,
             "round": E.S_ROUND, "turns": E.S_TURNS, "wd_guilty": E.S_WD_GUILTY, "wd_player": E.S_WD_PLAYER,
             "uno_missed": E.S_UNO_MISSED, "round_winner": E.S_WINNER,
+            "round_points": E.S_ROUND_POINTS, "match_winner": E.S_MATCH_WINNER,
         }
         for key, idx in scalars.items():
             if key in d:

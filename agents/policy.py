@@ -1,0 +1,198 @@
+"""Trained policies in a pickle-free format, played with numpy alone (no torch needed to play them).
+
+A saved policy is two files: ``<stem>.npz`` holds the actor's layers (``W0, b0, ... Wn, bn``, plain float32
+arrays, read with ``allow_pickle=False``) and a JSON string ``meta`` with the architecture (activation, input
+transform, whether the mask is an input) and what it was trained for (game, players, rules, sizes);
+``<stem>.json`` beside it repeats that metadata for people and tools.  Loading runs no code from the file,
+unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objects.
+
+* :class:`PolicyWeights`: the network (an MLP over ``symlog(observation)`` and, optionally, the action mask).
+* :func:`save_policy_files` / :func:`load_weights`: write and read the two files.
+* :class:`NumpyPolicyAgent`: a policy as an agent (``act``, ``act_batch``, ``reset``): the most likely legal
+  action, or a sample from the masked softmax with its own seeded stream.
+"""
+from __future__ import annotations
+
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from .base import NoLegalActionError, resolve_game, split_observation
+
+__all__ = ["PolicyWeights", "save_weights", "save_policy_files", "load_weights", "NumpyPolicyAgent",
+           "PolicyFormatError", "POLICY_FORMAT"]
+
+#: the ``format`` field of a policy's metadata
+POLICY_FORMAT = "uno-env policy v1"
+_ACTIVATIONS = ("tanh", "relu")
+_TRANSFORMS = ("symlog", "none")
+
+
+class PolicyFormatError(ValueError):
+    """A policy file that is not a readable uno-env policy (missing arrays, bad metadata, wrong shapes)."""
+
+
+@dataclass
+class PolicyWeights:
+    """The actor of an MLP policy as numpy arrays: input transform, hidden layers, logits layer."""
+
+    weights: list[np.ndarray]  # (out, in) per layer, the last one gives the logits
+    biases: list[np.ndarray]
+    activation: str  # "tanh" | "relu"
+    obs_transform: str  # "symlog" | "none"
+    include_mask: bool
+
+    @property
+    def obs_dim(self) -> int:
+        return self.weights[0].shape[1] - (self.num_actions if self.include_mask else 0)
+
+    @property
+    def num_actions(self) -> int:
+        return self.weights[-1].shape[0]
+
+    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        x = np.asarray(obs, dtype=np.float32)
+        if self.obs_transform == "symlog":
+            x = np.sign(x) * np.log1p(np.abs(x))
+        if self.include_mask:
+            x = np.concatenate([x, np.asarray(masks, dtype=np.float32)], axis=1)
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = x @ w.T + b
+            if i < last:
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0, out=x)
+        return x
+
+
+def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = None) -> None:
+    """Write ``pw`` as an ``.npz`` (``W0, b0, ... W{n}, b{n}`` and a JSON ``meta`` string), atomically."""
+    arrays = {}
+    for i, (w, b) in enumerate(zip(pw.weights, pw.biases)):
+        arrays[f"W{i}"] = np.asarray(w, dtype=np.float32)
+        arrays[f"b{i}"] = np.asarray(b, dtype=np.float32)
+    info = {**(meta or {}), "activation": pw.activation, "obs_transform": pw.obs_transform,
+            "include_mask": pw.include_mask, "layers": len(pw.weights)}
+    tmp = path + ".tmp.npz"
+    np.savez(tmp, meta=np.array(json.dumps(info)), **arrays)
+    os.replace(tmp, path)
+
+
+def save_policy_files(pw: PolicyWeights, path: str, meta: Mapping[str, Any]) -> str:
+    """``<stem>.npz`` (weights + metadata) and ``<stem>.json`` (the metadata) for ``path`` (``.npz`` or a stem)."""
+    stem = path[:-4] if path.endswith(".npz") else path
+    info = {"format": POLICY_FORMAT, **meta}
+    save_weights(pw, stem + ".npz", info)
+    tmp = stem + ".json.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump({**info, "activation": pw.activation, "obs_transform": pw.obs_transform,
+                   "include_mask": pw.include_mask, "layers": len(pw.weights)}, f, indent=2)
+        f.write("\n")
+    os.replace(tmp, stem + ".json")
+    return stem + ".npz"
+
+
+def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]]:
+    """The network and metadata of a policy ``.npz``; never unpickles (``allow_pickle=False``)."""
+    path = os.fspath(path)
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if "meta" not in z.files:
+                raise PolicyFormatError(f"policy {path!r}: no 'meta' entry; not a uno-env policy .npz")
+            info = json.loads(str(z["meta"]))
+            if not isinstance(info, dict):
+                raise PolicyFormatError(f"policy {path!r}: 'meta' is not a JSON object")
+            n = info.get("layers")
+            if not isinstance(n, int) or not 1 <= n <= 64:
+                raise PolicyFormatError(f"policy {path!r}: meta 'layers' must be an integer in 1..64, got {n!r}")
+            missing = [k for i in range(n) for k in (f"W{i}", f"b{i}") if k not in z.files]
+            if missing:
+                raise PolicyFormatError(f"policy {path!r}: missing arrays {missing}")
+            ws = [np.asarray(z[f"W{i}"], dtype=np.float32) for i in range(n)]
+            bs = [np.asarray(z[f"b{i}"], dtype=np.float32) for i in range(n)]
+    except PolicyFormatError:
+        raise
+    except (OSError, EOFError, zipfile.BadZipFile) as e:
+        raise PolicyFormatError(f"policy {path!r}: cannot read it as an .npz: {e}") from None
+    except ValueError as e:  # object arrays (pickles) and malformed zips or JSON
+        raise PolicyFormatError(f"policy {path!r}: not a pickle-free uno-env policy .npz ({e})") from None
+    for key, allowed in (("activation", _ACTIVATIONS), ("obs_transform", _TRANSFORMS)):
+        if info.get(key) not in allowed:
+            raise PolicyFormatError(f"policy {path!r}: meta {key!r} must be one of {allowed}, got {info.get(key)!r}")
+    if not isinstance(info.get("include_mask"), bool):
+        raise PolicyFormatError(f"policy {path!r}: meta 'include_mask' must be true or false")
+    prev = None
+    for i, (w, b) in enumerate(zip(ws, bs)):
+        if w.ndim != 2 or b.shape != (w.shape[0],) or (prev is not None and w.shape[1] != prev):
+            raise PolicyFormatError(f"policy {path!r}: layer {i} has weights {w.shape} and biases {b.shape}, "
+                                    f"which do not chain")
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise PolicyFormatError(f"policy {path!r}: layer {i} holds NaN or infinite values")
+        prev = w.shape[0]
+    pw = PolicyWeights(ws, bs, info["activation"], info["obs_transform"], info["include_mask"])
+    if pw.obs_dim < 1:
+        raise PolicyFormatError(f"policy {path!r}: the first layer is too narrow for its mask input")
+    return pw, info
+
+
+class NumpyPolicyAgent:
+    """A policy network played with numpy: ``act``/``act_batch``/``reset`` like the other agents.
+
+    ``deterministic`` takes the most likely legal action; otherwise it samples from the masked softmax (Gumbel
+    trick, one seeded stream).  Build it from :class:`PolicyWeights` or load one with :meth:`load`.
+    """
+
+    def __init__(self, weights: PolicyWeights, name: str = "policy", deterministic: bool = False,
+                 seed: int | None = None, meta: Mapping[str, Any] | None = None):
+        self.weights = weights
+        self.name = name
+        self.deterministic = deterministic
+        self.num_actions = weights.num_actions
+        self.meta = dict(meta or {})
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike, game: Any = None, name: str | None = None, deterministic: bool = False,
+             seed: int | None = None) -> "NumpyPolicyAgent":
+        """The policy in ``path`` (an ``.npz``); with ``game``, checked against its observation and action sizes."""
+        pw, info = load_weights(path)
+        if game is not None:
+            g = resolve_game(game)
+            trained = info.get("game")
+            if isinstance(trained, str) and trained != g.name:
+                raise ValueError(f"policy {os.fspath(path)!r} was trained for {trained!r}, not {g.name!r}")
+            if pw.obs_dim != g.obs_dim or pw.num_actions != g.num_actions:
+                raise ValueError(
+                    f"policy {os.fspath(path)!r} expects observations of shape ({pw.obs_dim},) and "
+                    f"{pw.num_actions} actions, but game {g.name!r} with {g.num_players} players gives "
+                    f"({g.obs_dim},) and {g.num_actions}")
+        stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
+        return cls(pw, name=name or info.get("name") or stem, deterministic=deterministic, seed=seed, meta=info)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        observation, action_mask = split_observation(observation, action_mask)
+        obs = np.asarray(observation, dtype=np.float32)[None, :]
+        mask = action_mask[None, :]
+        if not mask.any():
+            raise NoLegalActionError(f"{self.name}: no legal action (all-zero mask)")
+        return int(self.act_batch(obs, mask)[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        masks = np.asarray(action_masks) != 0
+        logits = self.weights.logits(observations, masks)
+        if not self.deterministic:
+            u = self.rng.random(logits.shape, dtype=np.float32)
+            logits = logits - np.log(-np.log(np.clip(u, 1e-12, 1.0 - 1e-7)))
+        logits[~masks] = -np.inf
+        return np.argmax(logits, axis=1).astype(np.int64)
+
+    def __repr__(self) -> str:
+        return f"NumpyPolicyAgent(name={self.name!r}, deterministic={self.deterministic})"

@@ -1,0 +1,191 @@
+"""Run directories, resumable checkpoints and the resume logic of ``uno-env train``.
+
+``runs/<name>/checkpoints/step_<N>/`` holds ``model.zip`` (the trainer's own save: weights + optimizer),
+``state.json`` (step, config, opponent pool, evaluation history, schedule, Python and numpy RNG states) and
+``torch_rng.pt``.  A checkpoint is written to a temporary directory and renamed, and counts only once its
+``COMPLETE`` mark exists, so a run killed at any moment resumes from the last whole one.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+from typing import Any
+
+import numpy as np
+
+from .config import (ConfigError, TrainConfig, apply_overrides, check_writable_dir, config_from_dict,
+                     config_to_dict, parse_overrides, read_yaml)
+
+__all__ = ["CHECKPOINT_DIR", "STATE_FILE", "COMPLETE_MARK", "TrainError", "prepare_run", "latest_checkpoint",
+           "save_checkpoint", "read_json", "write_json", "rng_states", "restore_rng_states"]
+
+CHECKPOINT_DIR = "checkpoints"
+STATE_FILE = "state.json"
+COMPLETE_MARK = "COMPLETE"
+
+
+class TrainError(RuntimeError):
+    """A run that cannot start or continue (missing checkpoint, run directory in the way, missing extra)."""
+
+
+# sections and keys that the saved model, its optimizer and the environments depend on
+_FIXED_ON_RESUME = ("algorithm", "seed", "env", "policy", "ppo")
+
+
+def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, str, str | None]:
+    """The validated config, the run directory and the checkpoint to resume from (None = a fresh run).
+
+    Everything that can be wrong with the config or the run directory is reported here, before any import of
+    torch and before any training.
+    """
+    overrides = list(getattr(args, "overrides", []) or [])
+    top: dict[str, Any] = {}
+    if getattr(args, "total_steps", None) is not None:
+        top["total_steps"] = args.total_steps
+    if getattr(args, "name", None):
+        top["name"] = args.name
+    data = read_yaml(args.config) if args.config is not None else {}
+    data = apply_overrides(data, parse_overrides(overrides))
+    data.update(top)
+    cfg = config_from_dict(data)
+    if getattr(args, "run_dir", None):
+        check_writable_dir("--run-dir", args.run_dir)
+    run_dir = os.path.abspath(args.run_dir or os.path.join(cfg.runs_dir, cfg.name))
+    checkpoint = None
+    if getattr(args, "resume", False):
+        checkpoint = latest_checkpoint(run_dir)
+        if checkpoint is None:
+            if not os.path.isdir(run_dir):
+                raise TrainError(f"--resume: no run at {run_dir} (check --config/--name/--run-dir)")
+            print(f"--resume: {run_dir} has no complete checkpoint yet; starting the run from the beginning")
+        else:
+            # the run's own config, with this command's overrides on top
+            saved = read_json(os.path.join(checkpoint, STATE_FILE))["config"]
+            saved.setdefault("algorithm", "maskable_ppo")  # checkpoints from before the key existed
+            data = apply_overrides(saved, parse_overrides(overrides))
+            data.update(top)
+            data["name"] = saved["name"] if "name" not in top else top["name"]
+            cfg = config_from_dict(data)
+            fixed = _changed_fixed_keys(saved, config_to_dict(cfg))
+            if fixed:
+                raise ConfigError(f"--resume: {', '.join(fixed)} cannot change in the middle of a run (the saved "
+                                  f"model and environments depend on them); start a new run with --name instead")
+    elif os.path.isdir(run_dir) and os.listdir(run_dir):
+        if getattr(args, "overwrite", False):
+            shutil.rmtree(run_dir)
+        else:
+            raise TrainError(
+                f"run directory {run_dir} already exists. Continue it with --resume, start over with --overwrite, "
+                f"or pick another --name")
+    if getattr(args, "no_progress", False):
+        cfg.progress_bar = False
+    return cfg, run_dir, checkpoint
+
+
+def _changed_fixed_keys(old: dict, new: dict, prefix: str = "") -> list[str]:
+    out = []
+    for key in _FIXED_ON_RESUME if not prefix else sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if isinstance(a, dict) and isinstance(b, dict) and key != "rules":
+            out += _changed_fixed_keys(a, b, prefix + key + ".")
+        elif a != b:
+            out.append(prefix + key)
+    return out
+
+
+def latest_checkpoint(run_dir: str) -> str | None:
+    """The newest complete checkpoint directory of a run (None if there is none)."""
+    root = os.path.join(run_dir, CHECKPOINT_DIR)
+    if not os.path.isdir(root):
+        return None
+    best = None
+    for name in os.listdir(root):
+        path = os.path.join(root, name)
+        if name.startswith("step_") and os.path.isfile(os.path.join(path, COMPLETE_MARK)):
+            try:
+                step = int(name[5:])
+            except ValueError:
+                continue
+            if best is None or step > best[0]:
+                best = (step, path)
+    return best[1] if best else None
+
+
+def save_checkpoint(run_dir: str, save_model, state: dict, keep: int) -> str:
+    """Write ``checkpoints/step_<N>`` atomically (temp dir, then rename) and prune old ones.
+
+    ``save_model(path)`` writes the trainer's model (weights and optimizer) to ``path``.
+    """
+    import torch
+
+    root = os.path.join(run_dir, CHECKPOINT_DIR)
+    os.makedirs(root, exist_ok=True)
+    step = int(state["step"])
+    final = os.path.join(root, f"step_{step:012d}")
+    tmp = os.path.join(root, f".tmp_step_{step:012d}_{os.getpid()}")
+    if os.path.exists(tmp):
+        shutil.rmtree(tmp)
+    os.makedirs(tmp)
+    save_model(os.path.join(tmp, "model.zip"))
+    torch.save(torch.get_rng_state(), os.path.join(tmp, "torch_rng.pt"))
+    write_json(os.path.join(tmp, STATE_FILE), state)
+    with open(os.path.join(tmp, COMPLETE_MARK), "w") as f:
+        f.write(f"{step}\n")
+    if os.path.exists(final):
+        shutil.rmtree(final)
+    os.replace(tmp, final)
+    # prune: keep the newest `keep` complete checkpoints; drop stale temp dirs
+    entries = sorted(n for n in os.listdir(root) if n.startswith("step_"))
+    for n in entries[:-keep]:
+        shutil.rmtree(os.path.join(root, n), ignore_errors=True)
+    for n in os.listdir(root):
+        if n.startswith(".tmp_") and not n.endswith(f"_{os.getpid()}"):
+            shutil.rmtree(os.path.join(root, n), ignore_errors=True)
+    return final
+
+
+def read_json(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        raise TrainError(f"cannot read {path}: {e}") from None
+
+
+def write_json(path: str, data: Any) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2, default=_json_default)
+    os.replace(tmp, path)
+
+
+def _json_default(o):
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def rng_states() -> dict:
+    st = random.getstate()
+    s = np.random.get_state()
+    return {"python": [st[0], list(st[1]), st[2]],
+            "numpy": [s[0], s[1].tolist(), int(s[2]), int(s[3]), float(s[4])]}
+
+
+def restore_rng_states(d: dict, checkpoint: str) -> None:
+    import torch
+
+    py = d["python"]
+    random.setstate((py[0], tuple(py[1]), py[2]))
+    n = d["numpy"]
+    np.random.set_state((n[0], np.array(n[1], dtype=np.uint32), n[2], n[3], n[4]))
+    path = os.path.join(checkpoint, "torch_rng.pt")
+    if os.path.exists(path):
+        torch.set_rng_state(torch.load(path, weights_only=True))

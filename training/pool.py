@@ -1,0 +1,120 @@
+"""The opponent pool of both trainers: who sits in a seat that is not the learner's, drawn per episode.
+
+A draw for one seat is a baseline (by weight), a frozen snapshot of the learner (with probability
+``selfplay_prob`` once self-play is active and a snapshot exists: the newest with ``latest_prob``, else uniform
+over the pool) or, when ``baseline_prob`` is given, the learner itself (:data:`SELF`):
+
+* ``uno-env train`` (``baseline_prob=None``): every draw that is not a snapshot is a baseline, so the
+  baselines stay in the mix.  Snapshots are ``.npz`` files (``snapshot:<path>``).
+* ``uno-env train-rllib`` (``baseline_prob`` set): a draw is a snapshot with ``selfplay_prob``, a baseline with
+  ``baseline_prob``, else the learner itself (one shared policy).  Snapshots are frozen RLlib modules
+  (``snapshot:<module id>``); :class:`training.rllib_train.SeatMapping` turns the draws into module ids.
+
+The pool's state (snapshot list, whether self-play is on, the random stream) goes into checkpoints.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping
+
+import numpy as np
+
+__all__ = ["OpponentPool", "SNAPSHOT_PREFIX", "SELF"]
+
+SNAPSHOT_PREFIX = "snapshot:"
+#: the draw "the learner itself" (only with ``baseline_prob``)
+SELF = "self"
+
+
+class OpponentPool:
+    """Baselines plus frozen snapshots of the learner; draws an opponent spec per seat per episode."""
+
+    def __init__(self, baselines: Mapping[str, float], selfplay_prob: float = 0.5, latest_prob: float = 0.5,
+                 pool_size: int = 8, seed: int | None = None, baseline_prob: float | None = None):
+        names = [n for n, w in baselines.items() if w > 0]
+        if not names and baseline_prob is None:
+            raise ValueError("the opponent pool needs at least one baseline with a positive weight")
+        self.baseline_names = names
+        w = np.array([baselines[n] for n in names], dtype=np.float64)
+        self.baseline_probs = w / w.sum() if names else w
+        self.selfplay_prob = float(selfplay_prob)
+        self.latest_prob = float(latest_prob)
+        self.pool_size = int(pool_size)
+        # None: every non-snapshot draw is a baseline; else a baseline with this probability, the learner otherwise
+        self.baseline_prob = None if baseline_prob is None else (float(baseline_prob) if names else 0.0)
+        self.snapshots: list[dict[str, Any]] = []  # {"name", "path", "step"}, oldest first
+        self.selfplay_active = False
+        self.rng: np.random.Generator | None = np.random.default_rng(seed)
+
+    # -- pool -----------------------------------------------------------------------------------
+    def add_snapshot(self, path: str, step: int, name: str | None = None) -> list[str]:
+        """Add a snapshot file; returns the paths that left the pool (the caller may delete them)."""
+        self.snapshots.append({"name": name or f"snapshot_{step}", "path": os.path.abspath(path), "step": int(step)})
+        dropped = []
+        while len(self.snapshots) > self.pool_size:
+            dropped.append(self.snapshots.pop(0)["path"])
+        return dropped
+
+    def specs(self) -> list[str]:
+        return list(self.baseline_names) + [SNAPSHOT_PREFIX + s["path"] for s in self.snapshots]
+
+    # -- drawing --------------------------------------------------------------------------------
+    def _generator(self) -> np.random.Generator:
+        if self.rng is None:  # unpickled in another process without its stream: draw from a fresh one
+            self.rng = np.random.default_rng()
+        return self.rng
+
+    def _snapshot(self, rng: np.random.Generator) -> str:
+        if rng.random() < self.latest_prob:
+            snap = self.snapshots[-1]
+        else:
+            snap = self.snapshots[int(rng.integers(len(self.snapshots)))]
+        return SNAPSHOT_PREFIX + snap["path"]
+
+    def _baseline(self, rng: np.random.Generator) -> str:
+        return self.baseline_names[int(rng.choice(len(self.baseline_names), p=self.baseline_probs))]
+
+    def draw(self) -> str:
+        """One opponent spec: a baseline name, ``snapshot:<path>`` or :data:`SELF`."""
+        rng = self._generator()
+        snapshots = self.selfplay_active and bool(self.snapshots)
+        if self.baseline_prob is None:
+            if snapshots and rng.random() < self.selfplay_prob:
+                return self._snapshot(rng)
+            return self._baseline(rng)
+        u = rng.random()
+        if snapshots and u < self.selfplay_prob:
+            return self._snapshot(rng)
+        if self.selfplay_prob <= u < self.selfplay_prob + self.baseline_prob:
+            return self._baseline(rng)
+        return SELF
+
+    def sample(self, n: int = 1) -> list[str]:
+        """``n`` opponent specs (one per other seat)."""
+        return [self.draw() for _ in range(n)]
+
+    def probabilities(self) -> dict[str, float]:
+        """The chance of each opponent for one seat now (for logs and the report)."""
+        probs: dict[str, float] = {}
+        p_snap = self.selfplay_prob if (self.selfplay_active and self.snapshots) else 0.0
+        p_base = (1.0 - p_snap) if self.baseline_prob is None else self.baseline_prob
+        for name, p in zip(self.baseline_names, self.baseline_probs):
+            probs[name] = p_base * float(p)
+        if p_snap:
+            k = len(self.snapshots)
+            for i, s in enumerate(self.snapshots):
+                p = (1.0 - self.latest_prob) / k + (self.latest_prob if i == k - 1 else 0.0)
+                probs[s["name"]] = p_snap * p
+        if self.baseline_prob is not None:
+            probs[SELF] = max(0.0, 1.0 - p_snap - p_base)
+        return probs
+
+    # -- checkpointing --------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        return {"snapshots": [dict(s) for s in self.snapshots], "selfplay_active": self.selfplay_active,
+                "rng": self._generator().bit_generator.state}
+
+    def load_state_dict(self, d: Mapping[str, Any]) -> None:
+        self.snapshots = [dict(s) for s in d["snapshots"]]
+        self.selfplay_active = bool(d["selfplay_active"])
+        self._generator().bit_generator.state = d["rng"]
