@@ -16,7 +16,15 @@ ROOT = Path(__file__).resolve().parents[1]
 # mkdocstrings reads the sources statically, and cannot follow pyproject's package-dir mapping (agents/ and
 # training/ install as uno_env.agents and uno_env.training): it reads this mirror of the installed layout.
 API_SOURCES = ROOT / "build" / "docs-api"
-PACKAGE_DIRS = {"uno_env": "uno_env", "uno_env/agents": "agents", "uno_env/training": "training"}
+
+
+def _package_dirs() -> dict[str, str]:
+    """Installed package path -> source folder, from pyproject's ``[tool.setuptools.package-dir]``."""
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        mapping = tomllib.load(f)["tool"]["setuptools"].get("package-dir", {})
+    return {"uno_env": "uno_env", **{name.replace(".", "/"): src for name, src in mapping.items()}}
 MARKER = re.compile(r"^([ \t]*)<!-- gen:([a-z-]+)((?: [A-Za-z0-9_]+)*) -->[ \t]*$", re.M)
 
 
@@ -144,7 +152,7 @@ def build_api_sources() -> None:
 
     if API_SOURCES.exists():
         shutil.rmtree(API_SOURCES)
-    for package, source in PACKAGE_DIRS.items():
+    for package, source in _package_dirs().items():
         target = API_SOURCES / package
         target.mkdir(parents=True, exist_ok=True)
         for entry in (ROOT / source).iterdir():

@@ -33,6 +33,11 @@ def _public_modules():
             yield ".".join((name, *parts)), path
 
 
+def _is_property_setter(node) -> bool:
+    """``@name.setter`` / ``@name.deleter``: the property's getter carries the docstring."""
+    return any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter") for d in node.decorator_list)
+
+
 def _undocumented(module: str, path: Path):
     tree = ast.parse(path.read_text(encoding="utf-8"))
     if not ast.get_docstring(tree):
@@ -45,7 +50,8 @@ def _undocumented(module: str, path: Path):
             yield f"{module}.{node.name}  ({path}:{node.lineno})"
         if isinstance(node, ast.ClassDef):
             for member in node.body:
-                if isinstance(member, defs) and not member.name.startswith("_") and not ast.get_docstring(member):
+                if isinstance(member, defs) and not member.name.startswith("_") and not ast.get_docstring(member) \
+                        and not _is_property_setter(member):
                     yield f"{module}.{node.name}.{member.name}  ({path}:{member.lineno})"
 
 

@@ -8,6 +8,7 @@ from .replay import RecordError, load_record_file, replay_frames, write_replay_h
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env replay``."""
     parser.add_argument("file", metavar="FILE", help="a game record (JSON, format uno-env-record)")
     parser.add_argument("--seat", type=int, default=None,
                         help="show the game as this seat sees it (other hands hidden); default: every hand")
@@ -29,6 +30,8 @@ def _print_text(rec, seat) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env replay``: print a recorded game, or write it as a self-contained HTML page; returns the exit status.
+    """
     try:
         if args.html:
             out = write_replay_html(args.file, args.html, args.seat)
