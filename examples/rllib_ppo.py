@@ -21,8 +21,9 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 import uno_env
+from uno_env.agents.rllib_policy import MaskedActorCriticModule
 from uno_env.training.rllib_adapter import UnoMultiAgentEnv
-from uno_env.training.rllib_module import BaselineRLModule, MaskedActorCriticModule
+from uno_env.training.rllib_module import BaselineRLModule
 
 
 def seat_to_module(agent_id: str, episode=None, **kwargs) -> str:
