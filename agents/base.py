@@ -161,9 +161,16 @@ class BaseAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:  # pragma: no cover - abstract
+        """The action id to play given one seat's ``observation`` (a flat array or the env's dict) and legal
+        ``action_mask``.
+        """
         raise NotImplementedError
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row of ``observations`` (B, D) and ``action_masks`` (B, A).
+
+        This default calls ``act`` row by row; agents override it with a vectorised version.
+        """
         observations = np.asarray(observations)
         action_masks = np.asarray(action_masks)
         out = np.empty(observations.shape[0], dtype=np.int64)

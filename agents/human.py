@@ -83,6 +83,7 @@ class HumanAgent(BaseAgent):
         return self.output_stream if self.output_stream is not None else sys.stdout
 
     def say(self, text: str = "") -> None:
+        """Write a line to the player's terminal."""
         self._out.write(text + "\n")
         self._out.flush()
 
@@ -189,6 +190,7 @@ class HumanAgent(BaseAgent):
 
     # ------------------------------------------------------------------------------------------ Agent
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """Show the table and the legal actions, then read the player's choice (a number or an action name)."""
         obs, mask = split_observation(observation, action_mask)
         if not np.any(mask):
             raise NoLegalActionError("human: no legal action (all-zero mask)")
@@ -288,6 +290,7 @@ def play_cli(
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env play``."""
     parser.add_argument("--game", default="classic", choices=("classic", "pocket", "dice"), help="which game")
     parser.add_argument("-n", "--num-players", type=int, default=None, help="seats at the table (default 2)")
     parser.add_argument("--opponents", default="heuristic",
@@ -302,6 +305,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env play``: a game in the terminal against the chosen agents; returns the exit status."""
     from .registry import UnknownAgentError
 
     seat: int | str = args.seat

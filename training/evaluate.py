@@ -191,6 +191,7 @@ def _worker_run(indices: list[int]):
 # ---------------------------------------------------------------------------------------------- results
 @dataclass
 class AgentStats:
+    """One agent's totals in an arena run: games, wins, points, lengths and, with ratings, its OpenSkill rating."""
     name: str
     games: int = 0
     wins: int = 0
@@ -203,27 +204,33 @@ class AgentStats:
 
     @property
     def win_rate(self) -> float:
+        """Wins per game played."""
         return self.wins / self.games if self.games else 0.0
 
     @property
     def ci(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the win rate."""
         return wilson_interval(self.wins, self.games)
 
     @property
     def mean_points(self) -> float:
+        """Round points scored per game."""
         return self.points / self.games if self.games else 0.0
 
     @property
     def mean_length(self) -> float:
+        """Mean game length in decisions."""
         return self.length / self.games if self.games else 0.0
 
     @property
     def rating_ordinal(self) -> float | None:
+        """The conservative OpenSkill rating ``mu - 3 sigma``, or None without ratings."""
         if self.rating_mu is None or self.rating_sigma is None:
             return None
         return self.rating_mu - 3.0 * self.rating_sigma
 
     def to_dict(self) -> dict[str, Any]:
+        """The statistics as plain data (JSON output of ``uno-env evaluate``)."""
         lo, hi = self.ci
         d = {
             "agent": self.name,
@@ -244,6 +251,7 @@ class AgentStats:
 
 @dataclass
 class ArenaResult:
+    """The result of :func:`run_arena`: the settings of the run and one :class:`AgentStats` per agent."""
     game: str
     num_players: int
     games: int
@@ -256,6 +264,7 @@ class ArenaResult:
     seat_wins: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (what ``uno-env evaluate --json`` writes)."""
         return {
             "game": self.game,
             "num_players": self.num_players,
@@ -499,6 +508,7 @@ def format_table(result: ArenaResult) -> str:
 
 # ---------------------------------------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env evaluate``."""
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agents to play: baseline names (random, greedy, heuristic) or saved policies "
                              "(runs/NAME/policy.npz, or a run directory); repeat a name to play copies")
@@ -522,6 +532,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env evaluate``: play the agents against each other and print (or save) the table; returns the exit status.
+    """
     from uno_env.agents.registry import UnknownAgentError
 
     progress = not args.quiet and sys.stderr.isatty()

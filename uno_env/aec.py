@@ -118,9 +118,12 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._r = self._rng[0]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space of ``agent``: a Dict of ``observation`` (float32, D) and ``action_mask`` (int8, A).
+        """
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space of ``agent``: ``Discrete(A)``, the same for every seat, option and player count."""
         return self.action_spaces[agent]
 
     def state_dict(self) -> dict[str, Any]:
@@ -172,6 +175,11 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
 
     # -- AEC API ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``seed`` (an int) makes the whole game reproducible; ``None`` continues the env's
+        random stream.
+
+        ``options`` is accepted for PettingZoo compatibility and not used.
+        """
         if seed is not None:
             self._seed, self._episode = check_seed(seed), 0
         elif self._seed is None:
@@ -201,6 +209,10 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._live = StateView(self._st).done == 0 and not self._illegal_ended
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` may see now: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``.
+
+        The mask is all zeros unless ``agent`` is the seat to act. Both arrays are fresh copies.
+        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
         try:
@@ -222,6 +234,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         return self.observe(agent)["action_mask"]
 
     def last(self, observe: bool = True):
+        """``(observation, cumulative reward, termination, truncation, info)`` of the seat to act (PettingZoo's
+        ``last``).
+        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before last()")
         agent = self.agent_selection
@@ -234,6 +249,12 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         )
 
     def step(self, action: Any) -> None:
+        """Apply ``action`` (an int in ``[0, A)``) for the seat in ``agent_selection``; ``None`` for a finished seat.
+
+        An out-of-range action raises :class:`ActionOutOfRangeError`. An illegal action raises
+        :class:`IllegalActionError` in ``raw_env`` (state unchanged) and ends the game with -1 for the offender in
+        ``env()``.
+        """
         if not self._live:  # not reset yet, or the game is over: only dead-agent steps remain
             self._step_not_live(action)
             return
@@ -356,6 +377,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             raise OrderError(f"reset() needs to be called before {what}()")
 
     def render(self) -> str | np.ndarray | None:
+        """``ansi``: the public state as text; ``human``: print it and return None; ``rgb_array``: an image of the table
+        (uint8, H x W x 3).
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
                                   "'rgb_array'")
@@ -372,6 +396,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         return text
 
     def close(self) -> None:
+        """Nothing to release (no window, no process); here for the PettingZoo API."""
         pass
 
 

@@ -1,6 +1,6 @@
 """The validated rule configuration of the three games.
 
-Every rule decision that RULES.md leaves open is a named option here. :data:`OPTIONS` is the
+Every rule decision the rules sheets leave open is a named option here. :data:`OPTIONS` is the
 single table of options (kind, allowed values, per-game default, source, meaning): it drives
 validation, :func:`rules_table_markdown` (the README's rules table) and :func:`options_for`.
 
@@ -124,16 +124,16 @@ OPTIONS: dict[str, OptionSpec] = {
         _opt("num_players", "int",
              {"classic": (2, 10), "pocket": (2, 5), "dice": (2, 4)},
              {"classic": 2, "pocket": 2, "dice": 2},
-             "RULES.md per game",
+             "rules sheets (seeds 004, 000, 001)",
              "Number of seats (player_0 .. player_{n-1}).",
              slot="np"),
         _opt("episode", "choice", ("round", "match"), _every("round"),
-             "RULES.md shared",
+             "project rules, all games",
              "round: the episode ends with the round; match: rounds continue until a total "
              "reaches target_score (scores then in the observation).",
              slot="episode_match"),
         _opt("reward", "choice", ("win_loss", "points"), _every("win_loss"),
-             "RULES.md shared",
+             "project rules, all games",
              "win_loss: winner +1, others -1/(n-1); points: winner +points/target, "
              "each loser -(its hand's points)/target.",
              slot="reward_points"),
@@ -143,12 +143,12 @@ OPTIONS: dict[str, OptionSpec] = {
              "Score that ends a match; also the divisor of the points reward.",
              slot="target"),
         _opt("uno_call", "choice", ("explicit", "auto"), _every("explicit"),
-             "RULES.md shared",
+             "project rules, all games",
              "explicit: calling UNO is part of the play action (\"play red 7 + UNO\"); "
              "auto: always called.",
              slot="uno_auto"),
         _opt("uno_catch_probability", "float", (0.0, 1.0), _every(1.0),
-             "RULES.md shared",
+             "project rules, all games",
              "Chance that a player who failed to call UNO is caught (and draws 2) "
              "before the next player acts.",
              slot="catch_threshold", scale=2**32),
@@ -166,7 +166,7 @@ OPTIONS: dict[str, OptionSpec] = {
              "Drawing continues until a playable card is drawn (instead of one card).",
              slot="draw_until_playable"),
         _opt("voluntary_draw", "bool", (), _every(True, _CP),
-             "RULES.md; false = RLCard",
+             "project rules; false = RLCard",
              "Drawing is allowed even with a playable card; false: only when nothing "
              "is playable.",
              slot="voluntary_draw"),
@@ -201,16 +201,16 @@ OPTIONS: dict[str, OptionSpec] = {
              "A playable drawn card must be played (no keep option).",
              slot="force_play"),
         _opt("extra_wild", "bool", (), {"pocket": False},
-             "RULES.md (the unnamed 52nd card)",
+             "seed 000 (the unnamed 52nd card)",
              "Adds a second plain Wild: 52 cards instead of 51."),
         _opt("dice_wd4_bluff", "bool", (), {"dice": False},
-             "RULES.md dice",
+             "seed 001; project option",
              "Wild Draw Four may be played while another die matches (bluff); "
              "false: offered only when legal.",
              slot="dice_bluff"),
         _opt("dice_set", "path", (), {"dice": "default"},
-             "RULES.md dice (project's set)",
-             "The dice in the bag: the packaged 24-dice set of RULES.md or your own file "
+             "project (its own dice set)",
+             "The dice in the bag: the packaged 24-dice set or your own file "
              "(validated on load; needs 5 per player + 1)."),
     )
 }

@@ -59,6 +59,7 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         self._legal_mask = legal_mask
 
     def sample(self, mask: Any = None, probability: Any = None):
+        """A random action; without an explicit ``mask`` or ``probability``, a random *legal* one."""
         if mask is None and probability is None and self._legal_mask is not None and self._legal_mask.any():
             mask = (self._legal_mask != 0).astype(np.int8)
         return super().sample(mask=mask, probability=probability)
@@ -173,6 +174,10 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
 
     # ------------------------------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode: pick the learner's seat (if random), reset the opponents, deal, and play the
+        other seats until the learner is to act. Returns ``(observation, info)``; ``info["action_mask"]`` is the
+        legal-action mask.
+        """
         super().reset(seed=seed)
         rng = self.np_random
         if self._seat_choice == "random":
@@ -199,6 +204,11 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return self._observation(), self._info()
 
     def step(self, action: Any):
+        """Play the learner's ``action``, then the other seats until the learner acts again or the game ends.
+
+        Returns ``(observation, reward, terminated, truncated, info)``; the reward is everything the learner received
+        since its last action.
+        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before step()")
         if self._done:
@@ -238,6 +248,9 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
+        """``ansi``: the public state and the learner's hand as text; ``human``: print it and return None;
+        ``rgb_array``: an image of the table (uint8, H x W x 3).
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
                                   "'rgb_array'")
@@ -261,6 +274,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return text
 
     def close(self) -> None:
+        """Close the underlying AEC environment."""
         self.aec.close()
 
     # ------------------------------------------------------------------------------------------ internals

@@ -8,6 +8,9 @@ from .core.layout import StateView
 
 
 def render_ansi(game, st: np.ndarray) -> str:
+    """A text table of the public state of ``st``: top card, colour, direction, piles, each seat's hand size,
+    UNO call and score (dice hands too, which are public). No hidden card is shown.
+    """
     n = game.num_players
     names = game.kinds.names
     v = StateView(st)

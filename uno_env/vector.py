@@ -106,6 +106,7 @@ class RandomLegalPolicy:
         return self._rngs[:n]
 
     def act_batch(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        """One uniformly random legal action per row of ``masks`` (B, A); ``observations`` is ignored."""
         masks = np.ascontiguousarray(masks)
         if masks.dtype == np.bool_:
             masks = masks.view(np.int8)
@@ -120,6 +121,7 @@ class RandomLegalPolicy:
         return out
 
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray) -> int:
+        """One uniformly random legal action of ``action_mask``."""
         return int(self.act_batch(None, np.asarray(action_mask)[None, :])[0])
 
 
@@ -502,11 +504,18 @@ class UnoVectorEnv(_VectorBase):
         super().__init__(game, num_envs, num_players, rules, seed, num_threads)
 
     def reset(self, seeds: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reset every game: ``seeds`` (one int, or B ints) reseeds them, ``None`` starts each game's next episode
+        (fresh seeds on the first reset). Returns ``(obs, masks, seats)``, arrays the env reuses on later calls.
+        """
         self._start_all(seeds)
         self._run(self._all, _NO_INT, _NO_INT, 0)
         return self._obs, self._masks, self._seats
 
     def step(self, actions: Any, rows: Any = None):
+        """Step every game (or the games ``rows``) with ``actions``, one per game, for the seat to act.
+
+        Returns ``(obs, masks, seats, rewards, terminated, truncated, infos)``; finished games reset themselves.
+        """
         self._require_reset("step")
         if rows is None:
             rows = self._all
@@ -653,6 +662,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
 
     @property
     def learner_rewards(self) -> np.ndarray:
+        """(B,) the learners' rewards of the last step (the array ``step`` returns)."""
         return self._lrew
 
     def _mode(self) -> int:
@@ -668,6 +678,9 @@ class UnoSingleAgentVectorEnv(_VectorBase):
 
     # -- API -----------------------------------------------------------------------------------------
     def reset(self, seeds: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Reset every game (``seeds``: one int or B ints; ``None``: next episodes) and play the opponents until
+        each learner is to act. Returns the learners' ``(obs, masks)``.
+        """
         self._start_all(seeds)
         self._clear(learner=True)
         self._run(self._all, _NO_INT, self._learner, self._mode())
@@ -676,6 +689,10 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         return self._obs, self._masks
 
     def step(self, actions: Any):
+        """Play the learners' ``actions`` (B,), then the opponents until every learner acts again.
+
+        Returns ``(obs, masks, rewards, terminated, truncated, infos)``; finished games reset themselves.
+        """
         self._require_reset("step")
         acts = self._check_actions(self._all, actions)
         self._clear(learner=True)

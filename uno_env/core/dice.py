@@ -1,6 +1,6 @@
 """Dice rolls and rerolls (UNO Dice).
 
-Rules (RULES.md, UNO Dice; seed sheet 001): a die drawn from the bag is rolled into the drawer's hand; the
+Rules (seed sheet 001, UNO Dice; project rules): a die drawn from the bag is rolled into the drawer's hand; the
 round starts with a centre die rolled until it shows a number (a die with no number face goes back); on its
 turn a player may, instead of playing, reroll its whole hand once, and then must play a matching die or draw
 one.  Dice are not interchangeable (each die has its own faces), so every die's place and face are tracked.

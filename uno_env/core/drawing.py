@@ -1,10 +1,10 @@
 """Drawing and reshuffles.
 
-Rules: a player may draw one card instead of playing (RULES.md; option ``voluntary_draw``, default true; false
+Rules: a player may draw one card instead of playing (project rules; option ``voluntary_draw``, default true; false
 = only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only,
 or keep it (seed 004; house rule ``force_play``: it must be played).  Option ``draw_until_playable`` (seed 004
 variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by shuffling
-the discard pile except its top card (RULES.md shared); if that is empty too the draw yields fewer cards.
+the discard pile except its top card (project rules, all games); if that is empty too the draw yields fewer cards.
 UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).
 """
 from __future__ import annotations

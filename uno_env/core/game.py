@@ -77,12 +77,14 @@ class Game:
 
     # -- metadata -----------------------------------------------------------------------------
     def action_id(self, name: str) -> int:
+        """The id of the action named ``name``; ValueError for an unknown name."""
         try:
             return self._action_ids[name]
         except KeyError:
             raise ValueError(f"unknown action {name!r} for game {self.name!r}; see Game.action_names") from None
 
     def new_states(self, batch: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Zeroed state rows and PRNG words for ``batch`` games: ``(int32 (batch, STATE_LEN), uint64 (batch, 1))``."""
         return np.zeros((batch, E.STATE_LEN), dtype=np.int32), np.zeros((batch, 1), dtype=np.uint64)
 
     # -- plain-data views ---------------------------------------------------------------------
@@ -267,6 +269,7 @@ class GameMetadata:
         return self.game.observation_layout
 
     def action_id(self, name: str) -> int:
+        """The id of the action named ``name`` (e.g. ``"play red 7"``); ValueError for an unknown name."""
         return self.game.action_id(name)
 
 

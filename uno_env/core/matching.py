@@ -1,6 +1,6 @@
 """Matching and the turn.
 
-Rules (RULES.md shared; seeds 004, 000, 001): a card/face is playable when it matches the current colour, the
+Rules (project rules, all games; seeds 004, 000, 001): a card/face is playable when it matches the current colour, the
 number or the action symbol of the top card; wilds are always playable (Wild Draw Four / Wild Draw 2 have their
 own restriction, ``wilds``).  A turn is: play a matching card, or draw (``drawing``).  After the play its effect
 applies (``action_cards``, ``wilds``), a missed UNO call is caught (``uno``), a jump-in window may open

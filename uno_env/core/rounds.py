@@ -6,7 +6,7 @@ two players as Skip; Draw Two / Draw One: the first player draws and is skipped)
 the pile is reshuffled (``first_wild: reshuffle``), or, classic, the first player names the colour
 (``choose_colour``, the older official sheet).  UNO Dice sets up with ``dice.deal``.  A round ends the moment
 a player has no cards left; a draw card played last still hits the next player and those cards count.  The
-winner scores the points left in the other hands (numbers face value, actions 20, wilds 50; RULES.md shared);
+winner scores the points left in the other hands (numbers face value, actions 20, wilds 50; project rules, all games);
 option ``episode``: ``round`` ends the episode, ``match`` plays rounds until a score reaches ``target_score``
 (the dealer moves left; in UNO Dice the round winner starts).  Option ``reward``: ``win_loss`` (+1, -1/(n-1))
 or ``points`` (+-points/target each round).

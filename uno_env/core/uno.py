@@ -1,6 +1,6 @@
 """Calling UNO.
 
-Rules (RULES.md shared): a player must call UNO with the play that leaves it one card (option ``uno_call``:
+Rules (project rules, all games): a player must call UNO with the play that leaves it one card (option ``uno_call``:
 ``explicit``, the call is part of the play action, or ``auto``); one who does not is caught with probability
 ``uno_catch_probability`` before the next player acts and draws 2.  A hand that changes owner (``seven_zero``)
 carries no penalty.
