@@ -136,6 +136,7 @@ class DiceHeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------------------------------ acting
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """The dice heuristic's choice for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask = split_observation(observation, action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:

@@ -100,6 +100,7 @@ class HeuristicAgent(BaseAgent):
 
     # ------------------------------------------------------------------------------------------ entry
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """The heuristic's choice for one seat's ``observation`` and legal ``action_mask``."""
         if self._dice_player is not None:  # UNO Dice has its own player: agents/dice_heuristic.py
             return self._dice_player.act(observation, action_mask)
         obs, mask = split_observation(observation, action_mask)

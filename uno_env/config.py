@@ -92,6 +92,7 @@ class OptionSpec:
         return tuple(g for g in GAMES if g in self.default)
 
     def applies_to(self, game: str) -> bool:
+        """Whether ``game`` has this option."""
         return game in self.default
 
     def allowed_for(self, game: str) -> Any:
@@ -658,10 +659,12 @@ def rules_table_markdown(game: str | None = None) -> str:
 
 
 def add_arguments(parser) -> None:
+    """Command-line options of ``uno-env rules``."""
     parser.add_argument("--game", choices=GAMES, default=None, help="only this game's options")
 
 
 def run(args) -> int:
+    """``uno-env rules``: print the rules options table (of one game with ``--game``) as Markdown."""
     print(rules_table_markdown(args.game))
     return 0
 

@@ -118,9 +118,11 @@ class GameRecord:
 
     # -- plain data -----------------------------------------------------------------------------------
     def rule_config(self) -> RuleConfig:
+        """The record's rules as a :class:`~uno_env.RuleConfig`."""
         return RuleConfig.from_dict({**self.rules, "game": self.game, "num_players": int(self.num_players)})
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as plain data, in the ``uno-env-record`` format."""
         return {
             "format": FORMAT, "version": VERSION, "game": self.game, "num_players": int(self.num_players),
             "rules": dict(self.rules), "seed": int(self.seed), "agents": list(self.agents),
@@ -128,10 +130,12 @@ class GameRecord:
         }
 
     def to_json(self) -> str:
+        """The record as compact JSON."""
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
     def from_dict(cls, d: Any) -> "GameRecord":
+        """A record from plain data; RecordError names the first bad field."""
         if not isinstance(d, Mapping):
             raise RecordError(f"a record must be a JSON object, got {_short(d)}")
         if d.get("format") != FORMAT:
@@ -152,6 +156,7 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str | bytes) -> "GameRecord":
+        """A record from JSON text (size-capped); RecordError for bad JSON or a bad field."""
         if len(text) > MAX_RECORD_BYTES:
             raise RecordError(f"record is {len(text)} bytes; at most {MAX_RECORD_BYTES} are read")
         try:

@@ -16,6 +16,7 @@ from .render import render_ansi
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env replay``."""
     parser.add_argument("file", metavar="FILE", help="a game record (JSON), e.g. from uno-env evaluate --record DIR")
     parser.add_argument("--seat", type=int, default=None, metavar="N",
                         help="show only what seat N may see (default: every hand)")
@@ -39,6 +40,7 @@ def _hand_lines(step: ReplayStep, seat: int | None) -> list[str]:
 
 
 def show_step(step: ReplayStep, total: int, seat: int | None, agents: list[str], out: TextIO) -> None:
+    """Print one step of a replay (the action taken and the table after it) to ``out``."""
     if step.index == 0:
         head = "deal"
     else:
@@ -53,6 +55,9 @@ def show_step(step: ReplayStep, total: int, seat: int | None, agents: list[str],
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None, inp: TextIO | None = None) -> int:
+    """``uno-env replay``: step through a recorded game in the terminal, or write it as an HTML page; returns the exit
+    status.
+    """
     out = sys.stdout if out is None else out
     inp = sys.stdin if inp is None else inp
     try:

@@ -50,6 +50,7 @@ def offsets(num_kinds: int) -> dict[str, int]:
 
 
 def section_sizes(num_kinds: int) -> dict[str, int]:
+    """Number of actions in each section of the action table for a game with ``num_kinds`` kinds."""
     return {name: per_kind * num_kinds + const for name, (per_kind, const), _, _ in SECTIONS}
 
 

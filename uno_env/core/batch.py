@@ -206,6 +206,7 @@ def seed_words(rngs, seed):
 
 @njit(cache=True, nogil=True)
 def observe_rows(states, cfg, spec, offs, rows, seats, out):
+    """Write the observation of seat ``seats[i]`` in game ``rows[i]`` into ``out[i]``, for every i (compiled)."""
     for i in range(rows.shape[0]):
         observe_one(states[rows[i]], cfg, spec, offs, seats[i], out[i])
 

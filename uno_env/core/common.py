@@ -17,6 +17,7 @@ track_dependencies(__file__, rule_sources())
 # ---------------------------------------------------------------------------------------------- PRNG
 @njit(cache=True, inline="always")
 def next_u64(rng):
+    """The next 64-bit output of the game's splitmix64 PRNG word ``rng[0]`` (compiled)."""
     rng[0] += np.uint64(0x9E3779B97F4A7C15)
     z = rng[0]
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
@@ -27,17 +28,20 @@ def next_u64(rng):
 @njit(cache=True, inline="always")
 def below(rng, n):
     # Lemire's multiply-shift on the high 32 bits: bias below 2**-32 * n, irrelevant for n <= 128
+    """A uniform integer in ``[0, n)`` from the game's PRNG (compiled)."""
     return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)
 def seed_rng(rng, seed):
+    """Set the game's splitmix64 PRNG word ``rng[0]`` from ``seed`` (compiled)."""
     rng[0] = np.uint64(seed)
     next_u64(rng)
 
 
 @njit(cache=True)
 def shuffle(st, start, n, rng):
+    """Shuffle ``st[start:start + n]`` in place with the game's PRNG (Fisher-Yates; compiled)."""
     for i in range(n - 1, 0, -1):
         j = below(rng, i + 1)
         t = st[start + i]
@@ -54,12 +58,14 @@ def hand_at(seat, kind):
 
 @njit(cache=True, inline="always")
 def next_seat(st, cfg, seat, steps):
+    """The seat ``steps`` places after ``seat`` in the current direction of play (compiled)."""
     np_ = cfg[C_NP]
     return (seat + steps * st[S_DIR] + 2 * np_) % np_
 
 
 @njit(cache=True)
 def begin_turn(st, cfg, seat):
+    """Give ``seat`` a fresh normal turn (compiled)."""
     st[S_CUR] = seat
     st[S_PHASE] = PH_TURN
     st[S_DRAWN] = -1
@@ -82,12 +88,14 @@ def draw_amount(sym):
 
 @njit(cache=True, inline="always")
 def is_restricted_wild(spec, kind):
+    """Whether card kind ``kind`` is a Wild Draw Four or Wild Draw 2, the wilds with a legality rule (compiled)."""
     sym = spec[kind, COL_SYMBOL]
     return sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO
 
 
 @njit(cache=True)
 def hand_points(st, cfg, spec, seat):
+    """The scoring value of ``seat``'s hand: numbers at face value, coloured actions 20, wilds 50 (compiled)."""
     total = 0
     for kind in range(cfg[C_K]):
         total += st[hand_at(seat, kind)] * spec[kind, COL_POINTS]
@@ -96,6 +104,7 @@ def hand_points(st, cfg, spec, seat):
 
 @njit(cache=True)
 def set_hand_n(st, seat, n):
+    """Set ``seat``'s hand size; a hand that is not down to one card loses its UNO call (compiled)."""
     st[O_HAND_N + seat] = n
     if n != 1:
         st[O_CALLED + seat] = 0
@@ -103,18 +112,21 @@ def set_hand_n(st, seat, n):
 
 @njit(cache=True)
 def remove_from_hand(st, seat, kind):
+    """Take one card of ``kind`` from ``seat``'s hand (compiled)."""
     st[hand_at(seat, kind)] -= 1
     set_hand_n(st, seat, st[O_HAND_N + seat] - 1)
 
 
 @njit(cache=True)
 def add_to_hand(st, seat, kind):
+    """Put one card of ``kind`` into ``seat``'s hand (compiled)."""
     st[hand_at(seat, kind)] += 1
     set_hand_n(st, seat, st[O_HAND_N + seat] + 1)
 
 
 @njit(cache=True)
 def die_in_hand(st, cfg, dice, seat, kind):
+    """The lowest-id die of ``seat`` showing face ``kind``, or -1 (compiled)."""
     for die in range(cfg[C_NUM_DICE]):
         if st[O_DIE_LOC + die] == seat and dice[die, st[O_DIE_FACE + die]] == kind:
             return die
@@ -143,4 +155,5 @@ def put_on_top(st, cfg, dice, seat, kind, die):
 
 @njit(cache=True, inline="always")
 def colour_of(spec, kind):
+    """The colour of card kind ``kind`` (compiled)."""
     return spec[kind, COL_COLOUR]

@@ -19,12 +19,14 @@ track_dependencies(__file__, rule_sources())
 
 @njit(cache=True)
 def dip(st, cfg, spec, dice, rng, seat):
+    """Wild Dip Into Deck: ``seat`` draws one card, then chooses a card to give (compiled)."""
     drawing.draw_one(st, cfg, spec, dice, rng, seat)
     st[S_PHASE] = PH_GIVE
 
 
 @njit(cache=True)
 def give_legal(st, cfg, mask):
+    """Mark the legal ``give`` actions in ``mask`` (a card of each kind in hand); returns how many (compiled)."""
     k = cfg[C_K]
     start = A_GIVE_K * k + A_GIVE_B
     seat = st[S_CUR]
@@ -38,6 +40,7 @@ def give_legal(st, cfg, mask):
 
 @njit(cache=True)
 def give(st, cfg, spec, dice, rng, seat, kind):
+    """Wild Dip Into Deck: ``seat`` gives a card of ``kind`` to the next seat and ends its turn (compiled)."""
     U.remove_from_hand(st, seat, kind)
     if st[O_HAND_N + seat] == 1 and st[S_UNO_MISSED] != seat:
         st[O_CALLED + seat] = 1  # UNO called with the Dip (drawing cleared the flag) counts after the give

@@ -54,6 +54,7 @@ def draw_one(st, cfg, spec, dice, rng, seat):
 
 @njit(cache=True)
 def draw_many(st, cfg, spec, dice, rng, seat, n):
+    """``seat`` draws ``n`` cards (dice), fewer if the piles run out (compiled)."""
     for _ in range(n):
         if draw_one(st, cfg, spec, dice, rng, seat) < 0:
             break
@@ -102,4 +103,5 @@ def drawn_legal(st, cfg, mask, uno_offered):
 
 @njit(cache=True)
 def keep(st, cfg, spec, dice, rng, seat):
+    """``seat`` keeps the card (die) it drew and ends its turn (compiled)."""
     matching.end_turn(st, cfg, spec, dice, rng, seat, False)

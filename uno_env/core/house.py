@@ -30,6 +30,7 @@ STACKING_OFF, STACKING_SAME, STACKING_ANY = 0, 1, 2  # the choices of the ``stac
 # ---------------------------------------------------------------------------------------------- stacking
 @njit(cache=True, inline="always")
 def stacking_on(cfg):
+    """Whether the ``stacking`` house rule is on (compiled)."""
     return cfg[C_STACKING] != STACKING_OFF
 
 
@@ -93,6 +94,7 @@ def rotate_hands(st, cfg, direction):
 
 @njit(cache=True)
 def swap_legal(cfg, mask):
+    """Mark every ``swap hands with seat +k`` action in ``mask`` (seven_zero); returns how many (compiled)."""
     start = A_SWAP_K * cfg[C_K] + A_SWAP_B
     for off in range(1, cfg[C_NP]):
         mask[start + off - 1] = 1

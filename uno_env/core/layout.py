@@ -72,6 +72,7 @@ class Field:
 
     @property
     def size(self) -> int:
+        """Number of int32 entries the field takes in the state row."""
         return int(np.prod(self.shape)) if self.shape else 1
 
 
@@ -225,6 +226,7 @@ class StateView:
 
     @property
     def phase_name(self) -> str:
+        """The name of the current phase (e.g. ``"turn"``, ``"choose colour"``)."""
         return PHASE_NAMES[self.row[OFFSETS["phase"]]]
 
 

@@ -27,6 +27,7 @@ track_dependencies(__file__, rule_sources())
 
 @njit(cache=True)
 def clear_round(st, cfg):
+    """Zero the parts of the state row that a new round starts afresh (hands, piles, pending draw; compiled)."""
     lo, hi = ROUND_CLEARED
     for i in range(lo, hi):
         st[i] = 0
@@ -50,6 +51,7 @@ def clear_round(st, cfg):
 
 @njit(cache=True)
 def deal_cards(st, cfg, spec, dice, rng):
+    """Card games: build and shuffle the draw pile, deal the hands and flip the first card (compiled)."""
     n = 0
     for kind in range(cfg[C_K]):
         for _ in range(spec[kind, COL_COUNT]):
@@ -110,6 +112,7 @@ def deal_from_pile(st, cfg, spec, dice, rng):
 
 @njit(cache=True)
 def start_round(st, cfg, spec, dice, rng, first_or_dealer):
+    """Clear the table and deal a new round, cards or dice (compiled)."""
     clear_round(st, cfg)
     st[S_DEALER] = first_or_dealer
     if cfg[C_GAME] == GAME_DICE:
@@ -120,6 +123,7 @@ def start_round(st, cfg, spec, dice, rng, first_or_dealer):
 
 @njit(cache=True)
 def reset(st, rng, cfg, spec, dice, seed):
+    """Deal a new game into state row ``st`` with PRNG ``rng`` seeded by ``seed`` (compiled; scores reset)."""
     U.seed_rng(rng, seed)
     for i in range(STATE_LEN):
         st[i] = 0
@@ -147,6 +151,9 @@ def deal_prepared(st, rng, cfg, spec, dice, dealer):
 
 @njit(cache=True)
 def finish_round(st, cfg, spec, dice, rng, winner, rew):
+    """End the round won by ``winner``: apply a pending draw, score the other hands, write the rewards into ``rew`` and
+    start the next round or end the match (compiled).
+    """
     np_ = cfg[C_NP]
     if st[S_PENDING] > 0:
         drawing.draw_many(st, cfg, spec, dice, rng, U.next_seat(st, cfg, winner, 1), st[S_PENDING])

@@ -26,6 +26,7 @@ def offered(st, cfg, seat):
 
 @njit(cache=True, inline="always")
 def on_play(st, cfg, seat, call_uno):
+    """Record ``seat``'s UNO call (or the missed call) when its play leaves one card (compiled)."""
     if st[O_HAND_N + seat] == 2:
         if call_uno or cfg[C_UNO_AUTO] == 1:
             st[O_CALLED + seat] = 1

@@ -24,6 +24,7 @@ track_dependencies(__file__, rule_sources())
 
 @njit(cache=True, inline="always")
 def bluff_allowed(cfg):
+    """Whether an illegal Wild Draw Four / Wild Draw 2 may be played as a bluff under these rules (compiled)."""
     if cfg[C_GAME] == GAME_DICE:
         return cfg[C_DICE_BLUFF] == 1
     return cfg[C_CHALLENGE] == 1
@@ -64,6 +65,7 @@ def note_restricted_play(st, cfg, spec, seat, kind):
 
 @njit(cache=True, inline="always")
 def challengeable(cfg, sym):
+    """Whether a card of symbol ``sym`` may be challenged under these rules (compiled)."""
     if sym != WILD_DRAW_FOUR and sym != WILD_DRAW_TWO:
         return False
     return bluff_allowed(cfg)
@@ -72,6 +74,7 @@ def challengeable(cfg, sym):
 # ---------------------------------------------------------------------------------------------- colour
 @njit(cache=True)
 def ask_colour(st, seat):
+    """``seat`` names the colour next (the choose-colour phase; compiled)."""
     st[S_PHASE] = PH_COLOUR
     st[S_CONT] = CONT_EFFECT
     st[S_CUR] = seat
@@ -79,6 +82,7 @@ def ask_colour(st, seat):
 
 @njit(cache=True)
 def colour_legal(cfg, mask):
+    """Mark the four ``choose colour`` actions in ``mask``; returns 4 (compiled)."""
     start = A_COLOUR_K * cfg[C_K] + A_COLOUR_B
     for c in range(4):
         mask[start + c] = 1
@@ -111,6 +115,9 @@ def pending_legal(st, cfg, spec, mask, uno_offered):
 
 @njit(cache=True)
 def challenge(st, cfg, spec, dice, rng, seat):
+    """``seat`` challenges the pending Wild Draw Four / Wild Draw 2: the guilty player or the challenger draws
+    (compiled).
+    """
     pending = st[S_PENDING]
     st[S_PENDING] = 0
     st[S_PENDING_SYM] = -1
@@ -124,6 +131,7 @@ def challenge(st, cfg, spec, dice, rng, seat):
 
 @njit(cache=True)
 def accept(st, cfg, spec, dice, rng, seat):
+    """``seat`` draws the pending penalty and loses its turn (compiled)."""
     drawing.draw_many(st, cfg, spec, dice, rng, seat, st[S_PENDING])
     st[S_PENDING] = 0
     st[S_PENDING_SYM] = -1
