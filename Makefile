@@ -9,14 +9,20 @@ STAMP = $(VENV)/.installed
 TORCH_PIN = torch==2.13.0
 
 RLLIB_STAMP = $(VENV)/.installed-rllib
+DOCS_STAMP = $(VENV)/.installed-docs
 
-.PHONY: venv test test-slow train bench clean
+.PHONY: venv test test-slow train bench docs clean
 
 venv: $(STAMP)
 
 # the tests include an RLlib smoke run; `make train` does not need ray, so it is a separate step
 $(RLLIB_STAMP): $(STAMP)
 	$(BIN)/pip install -e ".[train,dev,rllib]"
+	touch $@
+
+# the docs site and the libraries of examples/ (each example runs in a test); torch stays pinned on the same command
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/pip install $(TORCH_PIN) -e ".[docs,examples]"
 	touch $@
 
 $(STAMP): pyproject.toml
@@ -27,9 +33,13 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # import-linter: the layers contract in pyproject.toml (imports run cli -> training -> agents -> shells -> core)
-test: $(STAMP) $(RLLIB_STAMP)
+test: $(STAMP) $(RLLIB_STAMP) $(DOCS_STAMP)
 	$(BIN)/python tools/lint_imports.py
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 tests
+	$(BIN)/mkdocs build --strict
+
+docs: $(DOCS_STAMP)
+	$(BIN)/mkdocs build --strict
 
 test-slow: $(STAMP) $(RLLIB_STAMP)
 	$(BIN)/python -m pytest -q -m slow -n 2 tests
@@ -43,8 +53,9 @@ bench: $(STAMP)
 	$(BIN)/pip install -e ".[bench]"
 	$(BIN)/python benchmarks/bench_aec.py
 	$(BIN)/python benchmarks/bench_vector.py
+	$(BIN)/python benchmarks/bench_contention.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist site *.egg-info .pytest_cache .hypothesis
 	find . -name __pycache__ -type d -prune -not -path "./.git/*" -exec rm -rf {} +
 	find . \( -name "*.nbi" -o -name "*.nbc" \) -not -path "./.git/*" -delete

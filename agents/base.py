@@ -20,8 +20,9 @@ from typing import Any, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-from uno_env.core import engine as E
 from uno_env.core import observe as O
+from uno_env.core.actions import offsets as action_offsets
+from uno_env.core.queries import RulesQuery
 from uno_env.core.cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, NO_COLOUR
 
 __all__ = ["Agent", "BaseAgent", "ObsView", "ActionView", "resolve_game", "split_observation", "NoLegalActionError"]
@@ -100,24 +101,29 @@ class ObsView:
 
 
 class ActionView:
-    """The action sections of a game (``engine.action_offsets``) plus per-kind data as arrays."""
+    """The start of each section of a game's action table (attributes named after the sections of
+    ``uno_env.core.actions.SECTIONS``: ``play``, ``play_uno``, ``colour``, ``draw``, ``keep``, ``challenge``,
+    ``accept``, ``pass_``, ``reroll``, ``give``, ``swap``) plus per-kind data as arrays."""
+
+    play: int
+    play_uno: int
+    colour: int
+    draw: int
+    keep: int
+    challenge: int
+    accept: int
+    pass_: int
+    reroll: int
+    give: int
+    swap: int
 
     def __init__(self, game):
         k = game.num_kinds
         self.k = k
         self.num_actions = game.num_actions
-        off = E.action_offsets(k)
-        self.play = off["play"]
-        self.play_uno = off["play_uno"]
-        self.colour = off["colour"]
-        self.draw = off["draw"]
-        self.keep = off["keep"]
-        self.challenge = off["challenge"]
-        self.accept = off["accept"]
-        self.pass_ = off["pass"]
-        self.reroll = off["reroll"]
-        self.give = off["give"]
-        self.swap = off["swap"]
+        for section, start in action_offsets(k).items():
+            if section != "num_actions":
+                setattr(self, "pass_" if section == "pass" else section, start)
         spec = np.asarray(game.spec)
         self.kind_colour = spec[:, COL_COLOUR].astype(np.int64)
         self.kind_symbol = spec[:, COL_SYMBOL].astype(np.int64)
@@ -145,6 +151,7 @@ class BaseAgent:
         self.num_actions = self.game.num_actions
         self.obs_view = ObsView(self.game)
         self.actions = ActionView(self.game)
+        self.rules_query = RulesQuery(self.game)  # ask the engine's rules, never derive them again
         self._seed = seed
         self.rng = np.random.default_rng(seed)
 
@@ -154,9 +161,16 @@ class BaseAgent:
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:  # pragma: no cover - abstract
+        """The action id to play given one seat's ``observation`` (a flat array or the env's dict) and legal
+        ``action_mask``.
+        """
         raise NotImplementedError
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row of ``observations`` (B, D) and ``action_masks`` (B, A).
+
+        This default calls ``act`` row by row; agents override it with a vectorised version.
+        """
         observations = np.asarray(observations)
         action_masks = np.asarray(action_masks)
         out = np.empty(observations.shape[0], dtype=np.int64)

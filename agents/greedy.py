@@ -47,6 +47,7 @@ class GreedyAgent(BaseAgent):
         return self.rng.integers(0, self.num_actions, size=b)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """The highest-value legal play (with the UNO call when it applies); never challenges."""
         obs, mask = split_observation(observation, action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:
@@ -66,6 +67,7 @@ class GreedyAgent(BaseAgent):
         return int(legal[int(np.argmax(score))])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act`` for a batch, vectorised over the rows with numpy."""
         masks = np.asarray(action_masks) != 0
         b, a = masks.shape
         av = self.actions

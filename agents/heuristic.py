@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from uno_env.core import engine as E
 from uno_env.core.cards import (
+    COL_COUNT,
     DRAW_ONE,
     DRAW_TWO,
     REVERSE,
@@ -42,7 +42,10 @@ from uno_env.core.cards import (
     WILD_DRAW_TWO,
 )
 
+from uno_env.core.queries import PH_COLOUR, PH_DRAWN, PH_GIVE, PH_PENDING, PH_SWAP
+
 from .base import BaseAgent, NoLegalActionError, split_observation
+from .dice_heuristic import DiceHeuristicAgent
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "colour_count": 0.5,  # per card of the new colour left in hand after the play
@@ -79,24 +82,26 @@ class HeuristicAgent(BaseAgent):
             raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {', '.join(DEFAULT_WEIGHTS)}")
         self.weights = dict(DEFAULT_WEIGHTS, **(weights or {}))
         g = self.game
-        cfg = g.cfg
         self.n = g.num_players
         self.k = g.num_kinds
         self.dice_game = g.name == "dice"
-        self.any_playable = bool(cfg[E.C_WD_LEGAL_ANY_PLAYABLE]) or self.dice_game
-        self.seven_zero = bool(cfg[E.C_SEVEN_ZERO])
+        self.any_playable = self.dice_game or g.rules.wd4_legality == "any_playable"
+        self.seven_zero = bool(g.rules.seven_zero)
         av = self.actions
         self._colour = [int(c) for c in av.kind_colour]
         self._symbol = [int(s) for s in av.kind_symbol]
         self._points = [int(p) for p in av.kind_points]
         self._wild = [bool(w) for w in av.is_wild]
-        self._copies = np.asarray(g.spec[:, 3], dtype=np.float64)
+        self._copies = np.asarray(g.spec[:, COL_COUNT], dtype=np.float64)
         self._colour_onehot = av.colour_onehot.astype(np.float64)
         self._wild_idx = np.flatnonzero(av.is_wild)
         self._by_cs = {(self._colour[k], self._symbol[k]): k for k in range(self.k) if not self._wild[k]}
+        self._dice_player = DiceHeuristicAgent(g, seed) if self.dice_game else None
 
     # ------------------------------------------------------------------------------------------ entry
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        if self._dice_player is not None:  # UNO Dice has its own player: agents/dice_heuristic.py
+            return self._dice_player.act(observation, action_mask)
         obs, mask = split_observation(observation, action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:
@@ -106,13 +111,13 @@ class HeuristicAgent(BaseAgent):
         ov = self.obs_view
         phase = int(np.argmax(obs[ov.phase]))
         legal = legal.tolist()
-        if phase == E.PH_COLOUR:
+        if phase == PH_COLOUR:
             return self._choose_colour(obs, legal)
-        if phase == E.PH_PENDING:
+        if phase == PH_PENDING:
             return self._pending(obs, legal)
-        if phase == E.PH_GIVE:
+        if phase == PH_GIVE:
             return self._give(obs, legal)
-        if phase == E.PH_SWAP:
+        if phase == PH_SWAP:
             return self._swap(obs, legal)
         return self._play_or_draw(obs, legal, phase)
 
@@ -131,9 +136,6 @@ class HeuristicAgent(BaseAgent):
         sl = self.obs_view.other_hands
         start = sl.start + (rel - 1) * self.k
         return obs[start: start + self.k]
-
-    def _matches(self, kind: int, colour: int, top_symbol: int) -> bool:
-        return self._wild[kind] or self._colour[kind] == colour or self._symbol[kind] == top_symbol
 
     # ------------------------------------------------------------------------------------------ phases
     def _choose_colour(self, obs: np.ndarray, legal: list[int]) -> int:
@@ -279,125 +281,17 @@ class HeuristicAgent(BaseAgent):
         return prob
 
     def _play_or_draw(self, obs: np.ndarray, legal: list[int], phase: int) -> int:
-        ov, av, w = self.obs_view, self.actions, self.weights
+        av = self.actions
         plays = [a for a in legal if a < av.colour]
         if not plays:
-            # nothing to play: draw / reroll / keep / pass, whichever is offered (in that order of preference)
-            for a in (av.draw, av.reroll, av.keep, av.pass_, av.accept):
-                if a in legal:
-                    return a
-            return legal[0]
-        k_n = self.k
-        hand = obs[ov.hand]
-        hand_list = [int(x) for x in hand[: k_n]]
-        held = [k for k in range(k_n) if hand_list[k] > 0]
-        hand_size = sum(hand_list)
-        colour = int(np.argmax(obs[ov.colour]))
-        top = int(np.argmax(obs[ov.top]))
-        top_symbol = self._symbol[top]
-        direction = 1 if obs[ov.direction.start] >= 0 else -1
-        n = self.n
-        sizes = obs[ov.hand_sizes]
-        rel_next = self._rel_next(direction)
-        rel_after = (2 * direction) % n if n > 2 else 0
-        rel_prev = (-direction) % n
-        close = w["aim_size"]
-        next_close = n > 1 and sizes[rel_next] <= close
-        after_close = n > 2 and sizes[rel_after] <= close
-        prev_close = n > 2 and sizes[rel_prev] <= close
-
-        # which kinds may be played (a kind may appear with and without the UNO call)
-        kinds = sorted({a % k_n for a in plays})
-        uno_ok = {a % k_n for a in plays if a >= av.play_uno}
-        coloured_playable = any(not self._wild[k] for k in kinds)
-        # legality of a restricted wild (Wild Draw Four / Wild Draw 2) for this seat now
-        if self.any_playable:
-            wd_legal = not any(self._matches(k, colour, top_symbol) for k in held
-                               if self._symbol[k] not in _RESTRICTED)
-        else:
-            wd_legal = not any(self._colour[k] == colour for k in held if not self._wild[k])
-        match_prob = self._match_model(obs, hand)
-
-        best_kind, best_score = kinds[0], -np.inf
-        for kind in kinds:
-            if hand_size == 1:
+            return self._no_play(legal)
+        table = self._table(obs, plays)
+        best_kind, best_score = table.kinds[0], -np.inf
+        for kind in table.kinds:
+            if table.hand_size == 1:
                 best_kind, best_score = kind, np.inf
                 break
-            sym = self._symbol[kind]
-            rem = list(hand_list)
-            rem[kind] -= 1
-            if self._wild[kind]:
-                # the colour it will name: the one held most of after the play
-                col_counts = [0, 0, 0, 0]
-                for k in held:
-                    if rem[k] and not self._wild[k]:
-                        col_counts[self._colour[k]] += rem[k]
-                new_colour = int(np.argmax(col_counts))
-            else:
-                new_colour = self._colour[kind]
-            colour_left = 0
-            other_left = 0
-            wild_left = 0
-            for k in held:
-                c = rem[k]
-                if not c:
-                    continue
-                if self._wild[k]:
-                    wild_left += c
-                elif self._colour[k] == new_colour:
-                    colour_left += c
-                elif self._symbol[k] == sym:
-                    other_left += c
-            s = 10.0 + w["colour_count"] * colour_left + w["other_match"] * other_left + w["points"] * self._points[kind]
-            if self._wild[kind]:
-                if sym in _RESTRICTED:
-                    if not wd_legal:
-                        s -= 100.0  # a bluff: only if nothing else (drawing is then preferred below)
-                    else:
-                        s += w["wd_bonus"]
-                if coloured_playable and hand_size > 2:
-                    s -= w["wild_save"]
-                if sym == WILD_DIP:
-                    s -= 1.0  # it gives a card away but also draws one: a plain wild is better
-            # what the card does to the other players
-            skips_next = sym in (SKIP, DRAW_TWO, DRAW_ONE, WILD_DRAW_FOUR, WILD_DRAW_TWO) or (sym == REVERSE and n == 2)
-            if sym in _DRAW_AMOUNT:
-                s += w["draw_card_bonus"] * _DRAW_AMOUNT[sym] * (1.0 if next_close else 0.3)
-            if skips_next:
-                if next_close:
-                    s += w["aim"]
-                if n == 2:
-                    if colour_left + other_left + wild_left > 0:
-                        s += w["extra_turn"]
-                elif after_close:
-                    s -= w["feed_penalty"]
-            elif sym == REVERSE and n > 2:
-                if next_close:
-                    s += w["aim"] * 0.7
-                if prev_close:
-                    s -= w["feed_penalty"]
-            # the player who faces the new top: can it follow?
-            if skips_next:
-                facing = 0 if n == 2 else rel_after
-            elif sym == REVERSE and n > 2:
-                facing = rel_prev
-            else:
-                facing = rel_next
-            if not facing and n == 2 and colour_left + other_left + wild_left == 0:
-                # an extra turn with nothing to follow: we draw, then the opponent faces this top anyway
-                facing = rel_next
-                s -= w["stuck"]
-            if facing:
-                p = match_prob(facing, kind, new_colour)
-                closeness = 1.0 + (w["deny_close"] if sizes[facing] <= close else 0.0)
-                s -= w["deny"] * p * closeness
-            if self.seven_zero and not self._wild[kind]:
-                if sym == 7:
-                    others = [sizes[r] for r in range(1, n)]
-                    if others:
-                        s += (hand_size - 1 - min(others)) * 1.0
-                elif sym == 0:
-                    s += (hand_size - 1 - sizes[rel_prev]) * 1.0
+            s = self._score_play(table, kind)
             if s > best_score:
                 best_kind, best_score = kind, s
         # drawing instead: only when the best play is a bluff
@@ -405,6 +299,172 @@ class HeuristicAgent(BaseAgent):
             for a in (av.draw, av.reroll, av.keep):
                 if a in legal:
                     return a
-        if phase == E.PH_DRAWN and best_score < -50.0 and av.keep in legal:
+        if phase == PH_DRAWN and best_score < -50.0 and av.keep in legal:
             return av.keep
-        return best_kind + (av.play_uno if best_kind in uno_ok else 0)
+        return best_kind + (av.play_uno if best_kind in table.uno_ok else 0)
+
+    def _no_play(self, legal: list[int]) -> int:
+        """Nothing to play: draw / reroll / keep / pass, whichever is offered (in that order of preference)."""
+        av = self.actions
+        for a in (av.draw, av.reroll, av.keep, av.pass_, av.accept):
+            if a in legal:
+                return a
+        return legal[0]
+
+    def _table(self, obs: np.ndarray, plays: list[int]) -> "_Table":
+        """What the scoring of each play needs to know about the table, read once per decision."""
+        ov, av, w = self.obs_view, self.actions, self.weights
+        t = _Table()
+        k_n = self.k
+        t.hand = obs[ov.hand]
+        t.hand_list = [int(x) for x in t.hand[: k_n]]
+        t.held = [k for k in range(k_n) if t.hand_list[k] > 0]
+        t.hand_size = sum(t.hand_list)
+        t.colour = int(np.argmax(obs[ov.colour]))
+        top = int(np.argmax(obs[ov.top]))
+        direction = 1 if obs[ov.direction.start] >= 0 else -1
+        n = self.n
+        t.sizes = obs[ov.hand_sizes]
+        t.rel_next = self._rel_next(direction)
+        t.rel_after = (2 * direction) % n if n > 2 else 0
+        t.rel_prev = (-direction) % n
+        t.close = w["aim_size"]
+        t.next_close = n > 1 and t.sizes[t.rel_next] <= t.close
+        t.after_close = n > 2 and t.sizes[t.rel_after] <= t.close
+        t.prev_close = n > 2 and t.sizes[t.rel_prev] <= t.close
+        # which kinds may be played (a kind may appear with and without the UNO call)
+        t.kinds = sorted({a % k_n for a in plays})
+        t.uno_ok = {a % k_n for a in plays if a >= av.play_uno}
+        t.coloured_playable = any(not self._wild[k] for k in t.kinds)
+        t.wd_legal = self.rules_query.restricted_wild_legal(t.hand, top, t.colour)
+        t.match_prob = self._match_model(obs, t.hand)
+        return t
+
+    def _score_play(self, t: "_Table", kind: int) -> float:
+        """The score of playing ``kind`` (higher is better); the terms are added in a fixed order."""
+        w = self.weights
+        sym = self._symbol[kind]
+        rem = list(t.hand_list)
+        rem[kind] -= 1
+        new_colour = self._colour_named(t, kind, rem)
+        colour_left, other_left, wild_left = self._left_after(t, rem, new_colour, sym)
+        left = colour_left + other_left + wild_left
+        s = 10.0 + w["colour_count"] * colour_left + w["other_match"] * other_left + w["points"] * self._points[kind]
+        if self._wild[kind]:
+            s = self._score_wild(t, sym, s)
+        skips_next = sym in (SKIP, DRAW_TWO, DRAW_ONE, WILD_DRAW_FOUR, WILD_DRAW_TWO) or (sym == REVERSE and self.n == 2)
+        s = self._score_aim(t, sym, skips_next, left, s)
+        s = self._score_denial(t, kind, sym, skips_next, left, new_colour, s)
+        if self.seven_zero and not self._wild[kind]:
+            s = self._score_seven_zero(t, sym, s)
+        return s
+
+    def _colour_named(self, t: "_Table", kind: int, rem: list[int]) -> int:
+        """The colour after the play: a wild names the colour held most of after it."""
+        if not self._wild[kind]:
+            return self._colour[kind]
+        col_counts = [0, 0, 0, 0]
+        for k in t.held:
+            if rem[k] and not self._wild[k]:
+                col_counts[self._colour[k]] += rem[k]
+        return int(np.argmax(col_counts))
+
+    def _left_after(self, t: "_Table", rem: list[int], new_colour: int, sym: int) -> tuple[int, int, int]:
+        """Cards left after the play: of the new colour, matching by symbol only, wilds."""
+        colour_left = other_left = wild_left = 0
+        for k in t.held:
+            c = rem[k]
+            if not c:
+                continue
+            if self._wild[k]:
+                wild_left += c
+            elif self._colour[k] == new_colour:
+                colour_left += c
+            elif self._symbol[k] == sym:
+                other_left += c
+        return colour_left, other_left, wild_left
+
+    def _score_wild(self, t: "_Table", sym: int, s: float) -> float:
+        w = self.weights
+        if sym in _RESTRICTED:
+            if not t.wd_legal:
+                s -= 100.0  # a bluff: only if nothing else (drawing is then preferred below)
+            else:
+                s += w["wd_bonus"]
+        if t.coloured_playable and t.hand_size > 2:
+            s -= w["wild_save"]
+        if sym == WILD_DIP:
+            s -= 1.0  # it gives a card away but also draws one: a plain wild is better
+        return s
+
+    def _score_aim(self, t: "_Table", sym: int, skips_next: bool, left: int, s: float) -> float:
+        """What the card does to the other players: hit the one close to going out, do not feed one."""
+        w, n = self.weights, self.n
+        if sym in _DRAW_AMOUNT:
+            s += w["draw_card_bonus"] * _DRAW_AMOUNT[sym] * (1.0 if t.next_close else 0.3)
+        if skips_next:
+            if t.next_close:
+                s += w["aim"]
+            if n == 2:
+                if left > 0:
+                    s += w["extra_turn"]
+            elif t.after_close:
+                s -= w["feed_penalty"]
+        elif sym == REVERSE and n > 2:
+            if t.next_close:
+                s += w["aim"] * 0.7
+            if t.prev_close:
+                s -= w["feed_penalty"]
+        return s
+
+    def _score_denial(self, t: "_Table", kind: int, sym: int, skips_next: bool, left: int, new_colour: int,
+                      s: float) -> float:
+        """The player who faces the new top: can it follow?"""
+        w, n = self.weights, self.n
+        if skips_next:
+            facing = 0 if n == 2 else t.rel_after
+        elif sym == REVERSE and n > 2:
+            facing = t.rel_prev
+        else:
+            facing = t.rel_next
+        if not facing and n == 2 and left == 0:
+            # an extra turn with nothing to follow: we draw, then the opponent faces this top anyway
+            facing = t.rel_next
+            s -= w["stuck"]
+        if facing:
+            p = t.match_prob(facing, kind, new_colour)
+            closeness = 1.0 + (w["deny_close"] if t.sizes[facing] <= t.close else 0.0)
+            s -= w["deny"] * p * closeness
+        return s
+
+    def _score_seven_zero(self, t: "_Table", sym: int, s: float) -> float:
+        if sym == 7:
+            others = [t.sizes[r] for r in range(1, self.n)]
+            if others:
+                s += (t.hand_size - 1 - min(others)) * 1.0
+        elif sym == 0:
+            s += (t.hand_size - 1 - t.sizes[t.rel_prev]) * 1.0
+        return s
+
+
+class _Table:
+    """The table as one decision of :class:`HeuristicAgent` sees it (filled by ``_table``)."""
+
+    hand: np.ndarray
+    hand_list: list[int]
+    held: list[int]
+    hand_size: int
+    colour: int
+    sizes: np.ndarray
+    rel_next: int
+    rel_after: int
+    rel_prev: int
+    close: float
+    next_close: bool
+    after_close: bool
+    prev_close: bool
+    kinds: list[int]
+    uno_ok: set[int]
+    coloured_playable: bool
+    wd_legal: bool
+    match_prob: Any

@@ -14,7 +14,16 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from uno_env.core import engine as E
+from uno_env.core.queries import (
+    PH_COLOUR,
+    PH_DRAWN,
+    PH_GIVE,
+    PH_JUMP,
+    PH_PENDING,
+    PH_SWAP,
+    PHASE_NAMES,
+    RulesQuery,
+)
 from uno_env.core.cards import COLOURS, WILD_DRAW_FOUR, WILD_DRAW_TWO
 
 from .base import BaseAgent, NoLegalActionError, split_observation
@@ -74,6 +83,7 @@ class HumanAgent(BaseAgent):
         return self.output_stream if self.output_stream is not None else sys.stdout
 
     def say(self, text: str = "") -> None:
+        """Write a line to the player's terminal."""
         self._out.write(text + "\n")
         self._out.flush()
 
@@ -107,7 +117,7 @@ class HumanAgent(BaseAgent):
         drawn = obs[ov.drawn]
         if drawn.any():
             lines.append(f"you drew: {names[int(np.argmax(drawn))]}")
-        phase = E.PHASE_NAMES[int(np.argmax(obs[ov.phase]))]
+        phase = PHASE_NAMES[int(np.argmax(obs[ov.phase]))]
         lines.append(f"phase: {phase}. Legal actions:")
         for i, a in enumerate(np.flatnonzero(mask), start=1):
             lines.append(f"  {i:>2}. {g.action_names[a]}")
@@ -121,30 +131,31 @@ class HumanAgent(BaseAgent):
         hand = obs[ov.hand]
         k = av.k
         drawn = obs[ov.drawn]
-        if phase == E.PH_COLOUR:
+        if phase == PH_COLOUR:
             return "first name the colour of your wild (a 'choose colour ...' action)"
-        if phase == E.PH_DRAWN:
+        if phase == PH_DRAWN:
             d = g.kinds.names[int(np.argmax(drawn))] if drawn.any() else "a card"
             return f"you just drew {d}: play it or keep it"
-        if phase == E.PH_PENDING:
+        if phase == PH_PENDING:
             return "a draw card is aimed at you: accept it (or challenge or stack it, when listed)"
-        if phase == E.PH_GIVE:
+        if phase == PH_GIVE:
             return "give one card of your hand to the next player (a 'give ...' action)"
-        if phase == E.PH_SWAP:
+        if phase == PH_SWAP:
             return "choose whom to swap hands with (a 'swap hands ...' action)"
-        if phase == E.PH_JUMP:
+        if phase == PH_JUMP:
             return "you may only jump in with the card identical to the top card, or pass"
-        if action < 2 * k:
+        if action < av.colour:
             kind = action % k
             kname = g.kinds.names[kind]
             if hand[kind] <= 0:
                 return f"you do not hold {kname}"
             if action >= k and int(hand.sum()) != 2:
                 return "call UNO only with the play that leaves you one card"
-            top = g.kinds.names[int(np.argmax(obs[ov.top]))]
-            colour = COLOURS[int(np.argmax(obs[ov.colour]))]
+            top_kind, colour_id = int(np.argmax(obs[ov.top])), int(np.argmax(obs[ov.colour]))
+            top, colour = g.kinds.names[top_kind], COLOURS[colour_id]
             sym = int(av.kind_symbol[kind])
-            if sym in (WILD_DRAW_FOUR, WILD_DRAW_TWO):
+            if sym in (WILD_DRAW_FOUR, WILD_DRAW_TWO) and not self.rules_query.restricted_wild_legal(hand, top_kind,
+                                                                                               colour_id):
                 return (f"{kname} is legal only when you have no other card to play"
                         if g.rules.wd4_legality != "colour" else
                         f"{kname} is legal only when you hold no card of the current colour ({colour})")
@@ -155,7 +166,7 @@ class HumanAgent(BaseAgent):
             return "you may draw only when you cannot play"
         if action == av.reroll:
             return "reroll is only possible at the start of your turn" if g.name == "dice" else "there are no dice here"
-        return f"'{name}' is not possible now (phase {E.PHASE_NAMES[phase]})"
+        return f"'{name}' is not possible now (phase {PHASE_NAMES[phase]})"
 
     def parse(self, text: str, obs: np.ndarray, mask: np.ndarray) -> tuple[int | None, str]:
         """``(action, "")`` for a valid choice, else ``(None, reason)``."""
@@ -179,6 +190,7 @@ class HumanAgent(BaseAgent):
 
     # ------------------------------------------------------------------------------------------ Agent
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """Show the table and the legal actions, then read the player's choice (a number or an action name)."""
         obs, mask = split_observation(observation, action_mask)
         if not np.any(mask):
             raise NoLegalActionError("human: no legal action (all-zero mask)")
@@ -244,7 +256,7 @@ def play_cli(
     for s, spec in zip(others, specs):
         seat_agents[s] = load_agent(spec, g, seed=int(rng.integers(2**63 - 1)), allow_pickle=allow_pickle)
         labels[s] = f"player_{s} ({spec})"
-    human = HumanAgent(g, input_stream=input_stream, output_stream=out, state_fn=lambda: env._st)
+    human = HumanAgent(g, input_stream=input_stream, output_stream=out, state_fn=lambda: env.game_state.row)
     labels[seat] = f"player_{seat} (you)"
     env.reset(seed=int(rng.integers(2**63 - 1)))
     say(f"UNO {g.name}, {n} players. You are player_{seat}. Type a number or an action name; "
@@ -265,19 +277,20 @@ def play_cli(
     except (HumanQuit, KeyboardInterrupt):
         say("\nGoodbye.")
         return 0
-    st = env._st
+    st = env.game_state
     say("")
-    say(render_ansi(g, st))
-    if st[E.S_DONE] == 2:
-        say(f"The game was cut off after {int(st[E.S_TURNS])} decisions (max_turns): nobody wins.")
+    say(render_ansi(g, st.row))
+    if st.done == 2:
+        say(f"The game was cut off after {st.turns} decisions (max_turns): nobody wins.")
     else:
-        w = int(st[E.S_MATCH_WINNER])
+        w = st.match_winner
         say("You win!" if w == seat else f"{labels[w]} wins.")
-        say("Scores: " + ", ".join(f"player_{i} {int(x)}" for i, x in enumerate(st[E.O_SCORES: E.O_SCORES + n])))
+        say("Scores: " + ", ".join(f"player_{i} {int(x)}" for i, x in enumerate(st.scores[:n])))
     return 0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env play``."""
     parser.add_argument("--game", default="classic", choices=("classic", "pocket", "dice"), help="which game")
     parser.add_argument("-n", "--num-players", type=int, default=None, help="seats at the table (default 2)")
     parser.add_argument("--opponents", default="heuristic",
@@ -292,6 +305,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env play``: a game in the terminal against the chosen agents; returns the exit status."""
     from .registry import UnknownAgentError
 
     seat: int | str = args.seat

@@ -48,13 +48,16 @@ class PolicyWeights:
 
     @property
     def obs_dim(self) -> int:
+        """The observation length the network takes (the mask excluded)."""
         return self.weights[0].shape[1] - (self.num_actions if self.include_mask else 0)
 
     @property
     def num_actions(self) -> int:
+        """The number of logits, A."""
         return self.weights[-1].shape[0]
 
     def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The action logits (B, A) of observations (B, D) with legal masks (B, A), in numpy."""
         x = np.asarray(obs, dtype=np.float32)
         if self.obs_transform == "symlog":
             x = np.sign(x) * np.log1p(np.abs(x))
@@ -174,10 +177,12 @@ class NumpyPolicyAgent:
         return cls(pw, name=name or info.get("name") or stem, deterministic=deterministic, seed=seed, meta=info)
 
     def reset(self, seed: int | None = None) -> None:
+        """Reseed the agent's sampling stream (``None``: fresh entropy)."""
         self._seed = seed
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """The policy's action for one seat's ``observation`` and legal ``action_mask``."""
         observation, action_mask = split_observation(observation, action_mask)
         obs = np.asarray(observation, dtype=np.float32)[None, :]
         mask = action_mask[None, :]
@@ -186,6 +191,8 @@ class NumpyPolicyAgent:
         return int(self.act_batch(obs, mask)[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The policy's actions for a batch: sampled (Gumbel-max) or, if deterministic, the argmax of the legal logits.
+        """
         masks = np.asarray(action_masks) != 0
         logits = self.weights.logits(observations, masks)
         if not self.deterministic:

@@ -18,6 +18,7 @@ class RandomAgent(BaseAgent):
     name = "random"
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """A uniformly random legal action."""
         _, mask = split_observation(observation, action_mask)
         legal = np.flatnonzero(mask)
         if legal.size == 0:
@@ -25,6 +26,7 @@ class RandomAgent(BaseAgent):
         return int(legal[int(self.rng.random() * legal.size)])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action per row of ``action_masks``."""
         masks = np.asarray(action_masks) != 0
         cum = np.cumsum(masks, axis=1, dtype=np.int16)  # A < 32768
         counts = cum[:, -1]

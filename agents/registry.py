@@ -243,6 +243,7 @@ class SB3PolicyAgent(BaseAgent):
         self.__dict__.update(d)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The policy's actions for a batch, illegal actions masked out (loads the model on first use)."""
         if self._model is None:
             self._load()
         obs = np.asarray(observations, dtype=np.float32)
@@ -252,6 +253,7 @@ class SB3PolicyAgent(BaseAgent):
         return np.asarray(actions, dtype=np.int64).reshape(-1)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """The policy's action for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask = split_observation(observation, action_mask)
         if not np.any(mask):
             raise NoLegalActionError(f"{self.name}: no legal action (all-zero mask)")

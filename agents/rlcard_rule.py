@@ -49,6 +49,7 @@ class RLCardRuleAgent(BaseAgent):
         return av.play_uno + kind if mask[av.play_uno + kind] else av.play + kind
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
+        """RLCard's rule agent's choice for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask = split_observation(observation, action_mask)
         self._check_mask(mask)
         legal = np.flatnonzero(mask)

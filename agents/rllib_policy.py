@@ -85,6 +85,7 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
     """
 
     def setup(self):
+        """Build the policy and value networks from ``model_config`` (invalid keys are a ValueError)."""
         cfg = dict(DEFAULT_MODEL_CONFIG)
         cfg.update({k: v for k, v in (self.model_config or {}).items() if k in DEFAULT_MODEL_CONFIG})
         # (RLlib merges its own DefaultModelConfig keys, e.g. fcnet_hiddens, into model_config: they are ignored)
@@ -130,11 +131,13 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
         return {Columns.ACTION_DIST_INPUTS: self._mask_logits(self.pi(x), mask), Columns.EMBEDDINGS: x}
 
     def compute_values(self, batch: Dict[str, Any], embeddings: Optional[Any] = None) -> torch.Tensor:
+        """The value estimate of every observation in ``batch``."""
         if embeddings is None:
             embeddings, _ = self._features(batch[Columns.OBS])
         return self.vf(embeddings).squeeze(-1)
 
     def get_non_inference_attributes(self) -> list[str]:
+        """The value network, which EnvRunners' inference-only copies leave out."""
         return ["vf"]
 
 
@@ -267,6 +270,7 @@ class RllibPolicyAgent(BaseAgent):
 
     @property
     def module(self) -> RLModule:
+        """The policy's RLModule (loaded from the checkpoint on first use)."""
         return self._module if self._module is not None else self._load()
 
     def action_logits(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
@@ -279,6 +283,7 @@ class RllibPolicyAgent(BaseAgent):
         return out[Columns.ACTION_DIST_INPUTS].cpu().numpy()
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """The policy's actions for a batch, illegal actions masked out."""
         masks = np.asarray(action_masks) != 0
         logits = self.action_logits(observations, masks)
         logits = np.where(masks, logits, -np.inf)
@@ -295,6 +300,7 @@ class RllibPolicyAgent(BaseAgent):
         return out
 
     def act(self, observation: Any, action_mask: Optional[np.ndarray] = None) -> int:
+        """The policy's action for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask = split_observation(observation, action_mask)
         self._check_mask(mask)
         if not np.any(mask):

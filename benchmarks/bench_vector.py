@@ -29,7 +29,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _baselines  # noqa: E402
 
 import uno_env  # noqa: E402
-from uno_env.core import engine as E  # noqa: E402
 from uno_env.vector import RandomLegalPolicy, UnoSingleAgentVectorEnv, UnoVectorEnv  # noqa: E402
 
 
@@ -73,7 +72,7 @@ def single_agent_steps_per_sec(game: str, num_players: int, batch: int, seconds:
     results = []
     for _ in range(repeats):
         calls = 0
-        turns0 = int(env.states[:, E.S_TURNS].sum())
+        turns0 = int(env.state_view.turns.sum())
         finished_turns = 0
         start = time.perf_counter()
         deadline = start + seconds
@@ -86,7 +85,7 @@ def single_agent_steps_per_sec(game: str, num_players: int, batch: int, seconds:
             if time.perf_counter() >= deadline:
                 break
         elapsed = time.perf_counter() - start
-        decisions = int(env.states[:, E.S_TURNS].sum()) - turns0 + finished_turns
+        decisions = int(env.state_view.turns.sum()) - turns0 + finished_turns
         results.append((calls * batch / elapsed, decisions / elapsed))
     return results
 
@@ -155,8 +154,10 @@ def main(argv=None) -> int:
     out: dict = {"seconds": args.seconds, "repeats": args.repeats, "cpus": os.cpu_count(), "vector": {},
                  "single_agent": {}, "competitors": {}, "train": {}}
 
-    print(f"median of {args.repeats} runs of {args.seconds:g} s; {os.cpu_count()} CPUs; numba threads "
-          f"{os.environ.get('NUMBA_NUM_THREADS', 'default')}", flush=True)
+    from uno_env import _threads
+
+    print(f"median of {args.repeats} runs of {args.seconds:g} s; {os.cpu_count()} CPUs; simulator threads "
+          f"{_threads.default_num_threads()} (num_threads default)", flush=True)
     competitors = {}
     if not args.no_competitors:
         for name, fn in [

@@ -157,14 +157,14 @@ def deal_prepared(env, order: Sequence[str], dealer: int | None = None):
         assert remaining[c] >= 0, c
     full = list(order) + sorted(remaining.elements())
     ids = [g.kinds.index(c) for c in reversed(full)]  # top last
-    st = u._st
-    st[E.O_DRAW: E.O_DRAW + len(ids)] = ids
-    st[E.S_DRAW_N] = len(ids)
+    st = u.game_state
+    st.draw[: len(ids)] = ids
+    st.draw_n = len(ids)
     if dealer is None:
         dealer = g.num_players - 1
-    E.deal_prepared(st, u._r, g.cfg, g.spec, g.dice, dealer)
-    u._sync_after_load()
-    assert g.check_invariants(st) == ""
+    E.deal_prepared(st.row, u.prng_state, g.cfg, g.spec, g.dice, dealer)
+    u.sync_state()
+    assert g.check_invariants(st.row) == ""
     return env
 
 

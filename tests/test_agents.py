@@ -18,6 +18,7 @@ from uno_env.agents.registry import SB3PolicyAgent, UnknownAgentError, available
 from uno_env.config import make_rules
 from uno_env.core import engine as E
 from uno_env.core.game import Game
+from uno_env.core.layout import StateView
 from uno_env.core.observe import observe_one
 
 from conftest import act, aid, legal, scenario
@@ -38,11 +39,12 @@ def collect_states(game: str, num_players: int = 2, rules=None, games: int = 6, 
         mask = np.zeros(g.num_actions, np.int8)
         E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
         rew = np.zeros(E.MAX_PLAYERS, np.float32)
+        view = StateView(st)
         for _ in range(300):
-            if st[E.S_DONE]:
+            if view.done:
                 break
             obs = np.empty(g.obs_dim, np.float32)
-            observe_one(st, g.cfg, g.spec, g.obs_offsets, int(st[E.S_CUR]), obs)
+            observe_one(st, g.cfg, g.spec, g.obs_offsets, view.cur, obs)
             obs_rows.append(obs)
             mask_rows.append(mask.copy())
             a = int(rng.choice(np.flatnonzero(mask)))

@@ -16,7 +16,7 @@ from conftest import aid, make_env, random_play, scenario, sd
 
 def _snapshot(env):
     u = env.unwrapped
-    return (copy.deepcopy(sd(env)), u._st.copy(), u._r.copy(), env.agent_selection, dict(env.rewards),
+    return (copy.deepcopy(sd(env)), u.game_state.row.copy(), u.prng_state.copy(), env.agent_selection, dict(env.rewards),
             dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),
             {a: u.observe(a)["action_mask"].copy() for a in env.agents})
 
@@ -153,11 +153,11 @@ def test_core_refuses_steps_after_the_end():
     env.step(aid(env, "play red 2"))
     u = env.unwrapped
     g = u.game
-    st = u._st.copy()
+    st = u.game_state.row.copy()
     rew = np.zeros(E.MAX_PLAYERS, np.float32)
     scratch = np.zeros(g.num_actions, np.int8)
-    assert E.step_one(st, u._r.copy(), g.cfg, g.spec, g.dice, 0, scratch, rew) == E.ERR_OVER
-    assert np.array_equal(st, u._st)
+    assert E.step_one(st, u.prng_state.copy(), g.cfg, g.spec, g.dice, 0, scratch, rew) == E.ERR_OVER
+    assert np.array_equal(st, u.game_state.row)
 
 
 def test_bad_seed():
@@ -185,7 +185,8 @@ def test_unknown_option():
 
 
 @pytest.mark.parametrize("option,value,words", [
-    ("stacking", "yes", "must be a bool"),
+    ("seven_zero", "yes", "must be a bool"),
+    ("stacking", "yes", "must be one of 'off', 'same', 'any'"),
     ("reward", "score", "must be one of 'win_loss', 'points'"),
     ("episode", "Round", "must be one of 'round', 'match'"),
     ("uno_catch_probability", 1.5, "range 0.0..1.0"),
@@ -230,7 +231,7 @@ def test_malformed_yaml(tmp_path):
 def test_yaml_bad_option(tmp_path):
     p = tmp_path / "r.yaml"
     p.write_text(yaml.safe_dump({"game": "classic", "stacking": "maybe"}), encoding="utf-8")
-    with pytest.raises(ValueError, match=r"r\.yaml.*'stacking' must be a bool"):
+    with pytest.raises(ValueError, match=r"r\.yaml.*'stacking' must be one of 'off', 'same', 'any'"):
         uno_env.env("classic", rules=str(p))
 
 

@@ -81,9 +81,11 @@ def test_per_game_defaults(game, expected):
     for name in OPTIONS:
         if name not in options_for(game):
             assert getattr(cfg, name) is None
-    for bool_opt in ("draw_until_playable", "stacking", "seven_zero", "jump_in", "force_play"):
+    for bool_opt in ("draw_until_playable", "seven_zero", "jump_in", "force_play"):
         if game != "dice":
             assert getattr(cfg, bool_opt) is False
+    if game != "dice":
+        assert cfg.stacking == "off"
 
 
 @pytest.mark.parametrize("game, lo, hi", [("classic", 2, 10), ("pocket", 2, 5), ("dice", 2, 4)])
@@ -111,7 +113,7 @@ def test_rlcard_preset():
     cfg = RuleConfig.make("classic", "rlcard")
     assert (cfg.num_players, cfg.uno_call, cfg.wd4_challenge, cfg.wd4_legality) == (2, "auto", False, "any_playable")
     assert (cfg.voluntary_draw, cfg.force_play, cfg.episode, cfg.reward) == (False, True, "round", "win_loss")
-    assert cfg.stacking is False and cfg.target_score == 500
+    assert cfg.stacking == "off" and cfg.target_score == 500
     # overrides apply on top of the preset
     assert RuleConfig.make("classic", "rlcard", num_players=4).num_players == 4
 
@@ -362,10 +364,10 @@ def test_from_yaml_errors_name_the_file(tmp_path):
     with pytest.raises(ValueError, match=r"r\.yaml'.*empty"):
         RuleConfig.from_yaml(p)
     p.write_text("game: classic\nstacking: yes please\n")
-    with pytest.raises(ValueError, match=r"r\.yaml'.*'stacking' must be a bool"):
+    with pytest.raises(ValueError, match=r"r\.yaml'.*'stacking' must be one of 'off', 'same', 'any'"):
         RuleConfig.from_yaml(p)
-    p.write_text("game: classic\nstacking:\n")  # empty value is None, not a default
-    with pytest.raises(ValueError, match=r"'stacking' must be a bool \(true or false\); got None"):
+    p.write_text("game: classic\nseven_zero:\n")  # empty value is None, not a default
+    with pytest.raises(ValueError, match=r"'seven_zero' must be a bool \(true or false\); got None"):
         RuleConfig.from_yaml(p)
     with pytest.raises(ValueError, match=r"missing\.yaml'.*cannot read"):
         RuleConfig.from_yaml(tmp_path / "missing.yaml")
@@ -384,8 +386,8 @@ def test_from_yaml_relative_dice_set_resolves_against_the_file(tmp_path):
 
 def test_replace():
     cfg = RuleConfig.make("classic")
-    c2 = cfg.replace(stacking=True, num_players=4)
-    assert c2.stacking is True and c2.num_players == 4 and cfg.stacking is False
+    c2 = cfg.replace(stacking="any", num_players=4)
+    assert c2.stacking == "any" and c2.num_players == 4 and cfg.stacking == "off"
     with pytest.raises(ValueError, match=r"'num_players' must be an int in the range 2\.\.10; got 11"):
         cfg.replace(num_players=11)
     with pytest.raises(ValueError, match=r"unknown rule option 'stackin'"):
@@ -394,7 +396,7 @@ def test_replace():
         cfg.replace(extra_wild=True)
     with pytest.raises(ValueError, match=r"cannot change the game"):
         cfg.replace(game="pocket")
-    with pytest.raises(ValueError, match=r"'stacking' must be a bool"):
+    with pytest.raises(ValueError, match=r"'stacking' must be one of 'off', 'same', 'any'.*got None"):
         cfg.replace(stacking=None)
     with pytest.raises(ValueError, match=r"'wd4_legality' must be one of"):
         dataclasses.replace(cfg, wd4_legality="never")
@@ -454,3 +456,19 @@ def test_rules_table_markdown_one_game():
     assert "| 2..5 |" in row
     with pytest.raises(ValueError, match=r"unknown game"):
         rules_table_markdown("uno")
+
+
+def test_stacking_is_an_enum_and_reads_the_old_booleans_explicitly():
+    assert RuleConfig.make("classic").stacking == "off"
+    assert RuleConfig.make("classic", stacking=True) == RuleConfig.make("classic", stacking="same")
+    assert RuleConfig.make("pocket", stacking=False).stacking == "off"
+    assert RuleConfig.make("classic", stacking="any").to_dict()["stacking"] == "any"
+    # only real booleans are mapped: 1, "true" or "yes" are errors naming the new values
+    for bad in (1, 0, "true", "yes", "Same"):
+        with pytest.raises(ValueError, match=r"'stacking' must be one of 'off', 'same', 'any' "
+                                             r"\(false means 'off', true means 'same'\)"):
+            RuleConfig.make("classic", stacking=bad)
+
+
+def test_rule_config_fields_come_from_the_options_table():
+    assert [f.name for f in dataclasses.fields(RuleConfig)] == ["game", *OPTIONS]

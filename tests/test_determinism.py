@@ -74,14 +74,53 @@ def test_reset_without_seed_continues_the_generator(game):
     assert sd(a) != sd(c)  # a new game, not a replay
 
 
+def _splitmix64_outputs(seed: int, count: int) -> list[int]:
+    """The first ``count`` outputs of the splitmix64 generator (Steele, Lea and Flood 2014) seeded with ``seed``."""
+    m = 2**64 - 1
+    state, out = seed, []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & m
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+        out.append(z ^ (z >> 31))
+    return out
+
+
 @pytest.mark.parametrize("game", uno_env.GAMES)
 def test_game_seed_is_documented_derivation(game):
-    """reset(seed=s) runs the core's reset_one with np.random.default_rng(s).integers(0, 2**63 - 1)."""
+    """reset(seed=s), reset(), ... deal episode e from the e-th splitmix64 output of s, halved (README, Seeding)."""
     env = make_env(game, seed=123)
     g = env.unwrapped.game
-    st, rng = g.new_states(1)
-    E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, int(np.random.default_rng(123).integers(0, 2**63 - 1)))
-    assert np.array_equal(st[0], env.unwrapped._st) and rng[0, 0] == env.unwrapped._r[0]
+    for e, word in enumerate(_splitmix64_outputs(123, 3)):
+        st, rng = g.new_states(1)
+        E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, word >> 1)
+        assert np.array_equal(st[0], env.unwrapped.game_state.row) and rng[0, 0] == env.unwrapped.prng_state[0]
+        env.reset()
+
+
+def test_reset_builds_no_numpy_generator(monkeypatch):
+    """Seeding is a few integer operations: no numpy Generator is built per reset (about 9 us each)."""
+    env = uno_env.env("classic")
+
+    def forbidden(*args, **kwargs):
+        raise AssertionError("reset built a numpy Generator")
+
+    monkeypatch.setattr(np.random, "default_rng", forbidden)
+    monkeypatch.setattr(np.random, "Generator", forbidden)
+    env.reset(seed=5)
+    env.reset()
+    uno_env.env("dice").reset()
+
+
+@pytest.mark.parametrize("seed,error", [(-1, ValueError), (2**64, ValueError), (1.5, TypeError), (True, TypeError)])
+def test_bad_seed_is_rejected_and_the_game_kept(seed, error):
+    env = make_env("classic", seed=7)
+    before = sd(env)
+    with pytest.raises(error, match="seed"):
+        env.reset(seed=seed)
+    assert sd(env) == before
+    env.reset(seed=2**64 - 1)  # the largest seed works
 
 
 def test_trajectory_depends_on_actions_and_seed():

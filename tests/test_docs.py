@@ -48,6 +48,15 @@ def test_readme_arena_table_is_the_saved_results():
     assert block and block.group(1).strip() == table.strip()
 
 
+def test_readme_action_table_is_the_action_sections():
+    from uno_env.core.actions import actions_markdown
+
+    block = re.search(r"<!-- actions-table:start -->\n(.*?)<!-- actions-table:end -->",
+                      README.read_text(encoding="utf-8"), re.S)
+    assert block, "README lost its actions-table markers"
+    assert block.group(1).strip() == actions_markdown().strip()
+
+
 def test_readme_state_table_is_the_state_layout():
     text = README.read_text(encoding="utf-8")
     section = text.split("## Global state", 1)[1].split("\n## ", 1)[0]

@@ -13,6 +13,7 @@ import pytest
 from uno_env.config import RuleConfig
 from uno_env.core import invariants as I
 from uno_env.core.game import Game
+from uno_env.core.layout import StateView
 
 HOUSE = dict(stacking=True, seven_zero=True, jump_in=True, force_play=True)
 # (game, options, games, play_bias): bias 0 = uniform random; games with long random play get fewer seeds
@@ -69,11 +70,12 @@ def test_checker_catches_a_lost_card():
     st, rng = g.new_states(1)
     E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, 3)
     assert I.check_state(st[0], g.cfg, g.spec, g.dice) == 0
-    kind = int(np.flatnonzero(st[0, E.O_HAND: E.O_HAND + g.num_kinds])[0])
-    st[0, E.O_HAND + kind] -= 1
-    st[0, E.O_HAND_N] -= 1
+    view = StateView(st[0])
+    kind = int(np.flatnonzero(view.hand[0, : g.num_kinds])[0])
+    view.hand[0, kind] -= 1
+    view.hand_n[0] -= 1
     assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_CONSERVATION
-    st[0, E.O_HAND_N] += 5
+    view.hand_n[0] += 5
     assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_HAND_SIZE
 
 
@@ -84,9 +86,10 @@ def test_checker_catches_a_duplicated_die():
     st, rng = g.new_states(1)
     E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, 3)
     assert I.check_state(st[0], g.cfg, g.spec, g.dice) == 0
-    in_hand = int(np.flatnonzero(st[0, E.O_DIE_LOC: E.O_DIE_LOC + g.dice.shape[0]] == 0)[0])
-    st[0, E.O_DRAW + st[0, E.S_DRAW_N]] = in_hand  # the same die also listed in the bag
-    st[0, E.S_DRAW_N] += 1
+    view = StateView(st[0])
+    in_hand = int(np.flatnonzero(view.die_loc[: g.dice.shape[0]] == 0)[0])
+    view.draw[view.draw_n] = in_hand  # the same die also listed in the bag
+    view.draw_n += 1
     assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_CONSERVATION
 
 

@@ -43,16 +43,16 @@ CHILD = textwrap.dedent('''
     attempt("state_dict_negative", lambda: env.state_dict(-1))
 
     def bad_seat_refresh():
-        env.states[1, E.S_CUR] = 10**6
+        env.state_view.cur[1] = 10**6
         try:
             env.refresh()
         finally:
-            env.states[1, E.S_CUR] = 0
+            env.state_view.cur[1] = 0
     attempt("refresh_bad_seat", bad_seat_refresh)
 
     def bad_top_refresh():
         saved = env.states.copy()
-        env.states[2, E.S_TOP] = -5
+        env.state_view.top[2] = -5
         try:
             env.refresh()
         finally:

@@ -25,9 +25,9 @@ def _same(a, b):
 
 
 def _restore(u, st, r):
-    u._st[:] = st
-    u._r[:] = r
-    u._sync_after_load()
+    u.game_state.row[:] = st
+    u.prng_state[:] = r
+    u.sync_state()
 
 
 def _change_opponent_hand(u, s, viewer, rng):
@@ -37,7 +37,7 @@ def _change_opponent_hand(u, s, viewer, rng):
     hand = list(s["hands"][o])
     keep = []
     if o == s["current_seat"] and s["phase"] == "drawn":  # the card drawn this turn stays in that hand
-        drawn = u.game.kinds.names[u._st[E.S_DRAWN]]
+        drawn = u.game.kinds.names[u.game_state.drawn]
         keep = [drawn]
         hand.remove(drawn)
     pool = hand + list(s["draw_pile"])
@@ -63,7 +63,7 @@ def test_hidden_information_does_not_leak(game, n, rules):
         for _ in random_play(env, rng, 120):
             if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
                 break
-            st, r = u._st.copy(), u._r.copy()
+            st, r = u.game_state.row.copy(), u.prng_state.copy()
             s = u.state_dict()
             base = _views(env)
             # 1. an opponent's hand (same size), for every viewer
@@ -80,8 +80,8 @@ def test_hidden_information_does_not_leak(game, n, rules):
                     assert _same(view, base[a]), (s, a)
                 _restore(u, st, r)
             # 3. whether the last Wild Draw Four / Wild Draw 2 was a bluff, and the PRNG (future shuffles)
-            u.load_state_dict({"wd_guilty": 1 - int(u._st[E.S_WD_GUILTY])})
-            u._r[0] ^= np.uint64(0x5DEECE66D)
+            u.load_state_dict({"wd_guilty": 1 - u.game_state.wd_guilty})
+            u.prng_state[0] ^= np.uint64(0x5DEECE66D)
             changed["bluff"] += s["phase"] == "pending draw"
             for a, view in _views(env).items():
                 assert _same(view, base[a]), (s, a)
@@ -112,15 +112,15 @@ def test_own_hand_is_observed(game):
 def test_dice_future_rolls_hidden_hands_public(n):
     rng = np.random.default_rng(7)
     checks = 0
-    for seed in range(3):
+    for seed in range(6):
         env = make_env("dice", num_players=n, seed=seed)
         u = env.unwrapped
         for _ in random_play(env, rng, 150):
             if not env.agents or any(env.terminations.values()) or any(env.truncations.values()):
                 break
-            st, r = u._st.copy(), u._r.copy()
+            st, r = u.game_state.row.copy(), u.prng_state.copy()
             base = _views(env)
-            u._r[0] = np.uint64(rng.integers(0, 2**63))  # a different future of rolls
+            u.prng_state[0] = np.uint64(rng.integers(0, 2**63))  # a different future of rolls
             for a, view in _views(env).items():
                 assert _same(view, base[a])
             checks += 1

@@ -117,7 +117,7 @@ def test_first_card_wild_reshuffled(first_wild, wild):
     env = _first(2, wild, {"first_wild": first_wild})
     u = env.unwrapped
     s = sd(env)
-    assert u._st[E.S_FLIPS] >= 2  # the wild went back and another card was turned up
+    assert u.game_state.flips >= 2  # the wild went back and another card was turned up
     assert u.game.spec[u.game.kinds.index(s["top"]), 0] < 4  # the top is coloured
     assert s["phase"] == "turn" and s["discard_pile"] == [s["top"]]
     assert wild in s["draw_pile"]  # the wild is back in the pile
@@ -461,7 +461,7 @@ def test_draw_two_with_one_card_left():
     # the draw pile had one card; the discard pile holds only the draw two (its top) and the red 5 under it
     assert sizes(env)[1] == before + 2  # one card, then the red 5 reshuffled from under the top
     assert sd(env)["discard_pile"] == ["red draw two"] and sd(env)["draw_pile"] == []
-    assert env.unwrapped.game.check_invariants(env.unwrapped._st) == ""
+    assert env.unwrapped.game.check_invariants(env.unwrapped.game_state.row) == ""
 
 
 # ---------------------------------------------------------------------------------------------- round end
@@ -626,6 +626,62 @@ def test_stacking_wd4_challenge_innocent_challenger_draws_stack_plus_two():
     act(env, "play wild draw four", "choose colour blue")  # no red card: legal
     act(env, "challenge")
     assert sizes(env) == [2, 2, 17] and sd(env)["current_seat"] == 0
+
+
+def test_stacking_same_is_the_old_true():
+    env = cs({"stacking": "same"}, hands=[["red draw two", "blue 1"], ["wild draw four", "blue draw two"]],
+             top="red 5")
+    act(env, "play red draw two + UNO")
+    assert legal(env) == {"accept", "play blue draw two", "play blue draw two + UNO"}
+
+
+def test_stacking_any_wild_draw_four_answers_a_draw_two():
+    env = cs({"stacking": "any"}, hands=[["red draw two", "blue 1", "blue 2"], ["wild draw four", "green 1",
+                                                                                    "green 2"], N7],
+             top="red 5", draw=[f"yellow {i}" for i in range(1, 7)])
+    act(env, "play red draw two")
+    # seat 1 holds no red card, so its Wild Draw Four is legal as an answer
+    assert legal(env) == {"accept", "play wild draw four"}
+    act(env, "play wild draw four", "choose colour blue")
+    s = sd(env)
+    assert s["current_seat"] == 2 and s["pending_draw"] == 6 and s["phase"] == "pending draw"
+    assert legal(env) == {"accept", "challenge"}  # the Wild Draw Four on top can be challenged
+    act(env, "accept")
+    assert sizes(env) == [2, 2, 13] and sd(env)["current_seat"] == 0 and sd(env)["pending_draw"] == 0
+
+
+def test_stacking_any_draw_two_answers_a_wild_draw_four_and_ends_its_challenge():
+    env = cs({"stacking": "any"}, hands=[["wild draw four", "blue 1", "blue 2"], ["blue draw two", "green 1",
+                                                                                      "green 2"], N7],
+             top="red 5", current_colour="green", draw=[f"yellow {i}" for i in range(1, 7)])
+    act(env, "play wild draw four", "choose colour red")
+    assert legal(env) == {"accept", "challenge", "play blue draw two"}
+    act(env, "play blue draw two")
+    s = sd(env)
+    assert s["current_seat"] == 2 and s["pending_draw"] == 6 and s["current_colour"] == "blue"
+    assert legal(env) == {"accept"}  # a Draw Two on top: nothing to challenge
+    act(env, "accept")
+    assert sizes(env) == [2, 2, 13] and sd(env)["current_seat"] == 0
+
+
+def test_stacking_any_keeps_the_wild_draw_four_restriction():
+    # without challenges an illegal Wild Draw Four is never offered, not even as an answer
+    env = cs({"stacking": "any", "wd4_challenge": False},
+             hands=[["red draw two", "blue 1"], ["wild draw four", "red 1"]], top="red 5")
+    act(env, "play red draw two + UNO")
+    assert legal(env) == {"accept"}
+
+
+def test_stacking_any_penalties_add_up_around_the_table():
+    env = cs({"stacking": "any"}, hands=[["red draw two", "blue 1"], ["wild draw four", "green 1"],
+                                         ["yellow draw two", "yellow 1"]],
+             top="red 5", draw=[f"blue {i}" for i in range(3, 10)] * 2)
+    act(env, "play red draw two + UNO", "play wild draw four + UNO", "choose colour yellow",
+        "play yellow draw two + UNO")
+    s = sd(env)
+    assert s["current_seat"] == 0 and s["pending_draw"] == 8 and s["phase"] == "pending draw"
+    act(env, "accept")
+    assert sizes(env) == [9, 1, 1] and sd(env)["current_seat"] == 1
 
 
 def test_no_stacking_by_default():

@@ -10,6 +10,7 @@ import pytest
 
 import uno_env
 from uno_env.core.cards import COL_SYMBOL
+from uno_env.core.layout import StateView
 
 from conftest import E, act, aid, dice_scenario, hands, legal, make_env, obs_block, sd, sizes
 
@@ -337,7 +338,8 @@ def test_reroll_faces_uniform():
              centre="red 3", seed=7)
     u = env.unwrapped
     g = u.game
-    st, rng = u._st.copy(), u._r.copy()
+    st, rng = u.game_state.row.copy(), u.prng_state.copy()
+    view = StateView(st)
     scratch = np.zeros(g.num_actions, np.int8)
     rew = np.zeros(E.MAX_PLAYERS, np.float32)
     reroll = aid(env, "reroll")
@@ -345,10 +347,10 @@ def test_reroll_faces_uniform():
     n = 20000
     counts = np.zeros((len(mine), 6), np.int64)
     for _ in range(n):
-        st[E.S_PHASE] = E.PH_TURN
-        st[E.S_TURNS] = 0
+        view.phase = E.PH_TURN
+        view.turns = 0
         assert E.step_one(st, rng, g.cfg, g.spec, g.dice, reroll, scratch, rew) == E.OK
-        faces = st[E.O_DIE_FACE + np.array(mine)]
+        faces = view.die_face[np.array(mine)]
         counts[np.arange(len(mine)), faces] += 1
     assert g.check_invariants(st) == ""
     p = 1 / 6
@@ -359,13 +361,14 @@ def test_reroll_faces_uniform():
     chi2 = float(((total - expected) ** 2 / expected).sum())
     assert chi2 < 35.9, (chi2, total)
     # the dice are rolled independently: pairs of faces of two dice are uniform over 36 outcomes
-    st2, rng2 = u._st.copy(), u._r.copy()
+    st2, rng2 = u.game_state.row.copy(), u.prng_state.copy()
+    view2 = StateView(st2)
     pairs = np.zeros((6, 6), np.int64)
     for _ in range(7200):
-        st2[E.S_PHASE] = E.PH_TURN
-        st2[E.S_TURNS] = 0
+        view2.phase = E.PH_TURN
+        view2.turns = 0
         E.step_one(st2, rng2, g.cfg, g.spec, g.dice, reroll, scratch, rew)
-        pairs[st2[E.O_DIE_FACE + mine[0]], st2[E.O_DIE_FACE + mine[1]]] += 1
+        pairs[view2.die_face[mine[0]], view2.die_face[mine[1]]] += 1
     chi2 = float(((pairs - 200) ** 2 / 200).sum())
     assert chi2 < 35 + 5 * math.sqrt(70), chi2  # 35 dof: mean 35, sd sqrt(70)
 

@@ -83,7 +83,7 @@ def test_first_card_reverse():
 def test_first_card_wild_reshuffled(wild):
     env = _first(2, wild)
     s = sd(env)
-    assert env.unwrapped._st[E.S_FLIPS] >= 2 and wild in s["draw_pile"]
+    assert env.unwrapped.game_state.flips >= 2 and wild in s["draw_pile"]
     assert not s["top"].startswith("wild") and s["phase"] == "turn"
 
 
@@ -204,7 +204,7 @@ def test_dip_into_deck_draws_from_reshuffle():
     assert hands(env)[0] == Counter(["red 1", "red 5"]) and sd(env)["discard_pile"] == ["wild dip into deck"]
     act(env, "give red 5")
     assert sizes(env)[0] == 1 and sd(env)["called_uno"][0] and sd(env)["current_seat"] == 1
-    assert env.unwrapped.game.check_invariants(env.unwrapped._st) == ""
+    assert env.unwrapped.game.check_invariants(env.unwrapped.game_state.row) == ""
 
 
 # ---------------------------------------------------------------------------------------------- Wild Draw 2
@@ -309,3 +309,17 @@ def test_jump_in_has_no_identical_card_in_pocket():
     assert sd(env)["phase"] == "jump-in" and legal(env) == {"pass"}
     act(env, "pass", "pass")
     assert sd(env)["phase"] == "turn" and sd(env)["current_seat"] == 1
+
+
+def test_stacking_any_wild_draw_two_answers_a_draw_one():
+    env = ps({"stacking": "any"}, hands=[["yellow draw one", "blue 1", "blue 2"],
+                                         ["wild draw two", "green 1", "green 2"]],
+             top="yellow 5", draw=[f"red {i}" for i in range(1, 5)])
+    act(env, "play yellow draw one")
+    # nothing else of seat 1 matches yellow draw one, so its Wild Draw 2 is legal (any_playable)
+    assert legal(env) == {"accept", "play wild draw two"}
+    act(env, "play wild draw two", "choose colour red")
+    assert sd(env)["pending_draw"] == 3 and sd(env)["current_seat"] == 0
+    assert legal(env) == {"accept", "challenge"}
+    act(env, "accept")
+    assert sizes(env) == [5, 2] and sd(env)["current_seat"] == 1

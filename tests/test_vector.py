@@ -18,6 +18,7 @@ import uno_env
 from uno_env import vector as V
 from uno_env.core import batch as KB
 from uno_env.core import engine as E
+from uno_env.core.layout import BatchView, StateView
 
 M64 = (1 << 64) - 1
 _W = np.random.default_rng(2024).integers(1, 2**63, size=(4, 512), dtype=np.uint64) | np.uint64(1)
@@ -147,7 +148,7 @@ def aec_digests(game, rules, seeds, episodes: int) -> np.ndarray:
             env.reset(seed=int(s)) if e == 0 else env.reset()
             trace = _Trace()
             o = env.observe(env.agent_selection)
-            trace.add(o["observation"], o["action_mask"], env._seat[env.agent_selection], np.zeros(n), 0, 0)
+            trace.add(o["observation"], o["action_mask"], agents.index(env.agent_selection), np.zeros(n), 0, 0)
             while True:
                 actor = env.agent_selection
                 env.step(choose_one(o["observation"], o["action_mask"]))
@@ -157,7 +158,7 @@ def aec_digests(game, rules, seeds, episodes: int) -> np.ndarray:
                     trace.add(env.observe(actor)["observation"], zero_mask, -1, rew, term, trunc)
                     break
                 o = env.observe(env.agent_selection)
-                trace.add(o["observation"], o["action_mask"], env._seat[env.agent_selection], rew, 0, 0)
+                trace.add(o["observation"], o["action_mask"], agents.index(env.agent_selection), rew, 0, 0)
             out[i, e] = trace.digest()
     return out
 
@@ -227,12 +228,30 @@ def test_auto_reset_continues_like_aec_reset_without_seed(aec_reference, name):
 
 
 def test_episode_seeds_follow_the_aec_derivation():
-    env = uno_env.raw_env("classic")
-    env.reset(seed=77)
-    assert V.game_seed(77) == int(np.random.default_rng(77).integers(0, 2**63 - 1))
-    seeds = V.episode_seeds(77, 40)
-    g = np.random.default_rng(77)
-    assert seeds.tolist() == [int(g.integers(0, 2**63 - 1)) for _ in range(40)]
+    """Episode e's core seed is the e-th output of a splitmix64 stream seeded with the game's seed, halved."""
+    for seed in (0, 77, 2**64 - 1):
+        nxt = _splitmix_words(seed - 0x9E3779B97F4A7C15)  # undo the helper's own first advance
+        expected = [nxt() >> 1 for _ in range(40)]
+        assert V.game_seed(seed) == expected[0]
+        assert V.episode_seeds(seed, 40).tolist() == expected
+        env = uno_env.raw_env("classic")
+        env.reset(seed=seed)
+        for e in range(3):
+            g = env.game
+            st, rng = g.new_states(1)
+            E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, expected[e])
+            assert np.array_equal(st[0], env._st)
+            env.reset()
+
+
+@pytest.mark.parametrize("seeds", [-1, 2**64 - 3, [0, -5, 1, 2]])
+def test_seeds_out_of_range_are_rejected(seeds):
+    env = V.UnoVectorEnv("classic", 4, seed=3)
+    env.reset()
+    before = env.states.copy()
+    with pytest.raises(ValueError, match=r"seeds.*2\*\*64"):
+        env.reset(seeds=seeds)
+    assert np.array_equal(env.states, before)
 
 
 def test_seed_lists_refill_after_many_auto_resets():
@@ -301,7 +320,7 @@ def single_agent_aec(game, rules, seeds, learner, opponents, episodes: int):
                 while env.agent_selection != me and not (env.terminations[me] or env.truncations[me]):
                     cur = env.agent_selection
                     o = env.observe(cur)
-                    opp = per_seat[(env._seat[cur] - seat) % n - 1]
+                    opp = per_seat[(env.possible_agents.index(cur) - seat) % n - 1]
                     if opp == "random":
                         env.step(_core_random_legal(o["action_mask"], nxt))
                     else:
@@ -435,7 +454,7 @@ def test_single_agent_baseline_names_as_opponents():
     env = V.UnoSingleAgentVectorEnv("classic", 16, num_players=3, opponents=["greedy", "random"], seed=0,
                                     learner_seat="random")
     obs, masks = env.reset()
-    assert type(env._pool[0]).__name__ != "RandomLegalPolicy" and not env._in_kernel
+    assert env.opponents[0] != "random" and not env.opponents_in_kernel
     for _ in range(40):
         obs, masks, *_ = env.step(choose(obs, masks))
         assert (env.seats == env.learner_seat).all() and env.check_invariants().size == 0
@@ -482,10 +501,10 @@ def test_invariants_hold_over_the_batch(name):
         assert ((seats >= 0) & (seats < n)).all()
         assert (masks.sum(axis=1) > 0).all(), "a game's acting seat has no legal action"
         assert (obs[:, acting_off] == 1).all(), "the observation is not the acting seat's"
-        st = env.states
-        own = st[np.arange(48)[:, None], E.O_HAND + seats[:, None] * E.MAX_KINDS + np.arange(k)[None, :]]
+        st = BatchView(env.states)
+        own = st.hand[np.arange(48), seats, :k]
         assert np.array_equal(obs[:, hand_off: hand_off + k], own)
-        assert np.array_equal(obs[:, sizes_off], st[np.arange(48), E.O_HAND_N + seats])
+        assert np.array_equal(obs[:, sizes_off], st.hand_n[np.arange(48), seats])
         if step % 25 == 0:  # the Python checker on a few games too
             for b in rng.choice(48, 4, replace=False):
                 assert env.game.check_invariants(env.states[b]) == ""
@@ -508,21 +527,22 @@ def test_invariants_hold_over_the_batch(name):
 def _perturb_hidden(game, st: np.ndarray, viewer: int, rng: np.random.Generator) -> None:
     """Change what ``viewer`` may not know: card games, another seat's hand and the draw order; dice, the rolls."""
     n = game.num_players
+    v = StateView(st)
+    draw_n = v.draw_n
     if game.name == "dice":
-        st[E.O_DRAW: E.O_DRAW + st[E.S_DRAW_N]] = rng.permutation(st[E.O_DRAW: E.O_DRAW + st[E.S_DRAW_N]])
+        v.draw[:draw_n] = rng.permutation(v.draw[:draw_n])
         return
-    draw_n = st[E.S_DRAW_N]
-    others = [s for s in range(n) if s != viewer and st[E.O_HAND_N + s] > 0]
+    others = [s for s in range(n) if s != viewer and v.hand_n[s] > 0]
     if others and draw_n > 0:
         o = others[rng.integers(len(others))]
-        hand = st[E.O_HAND + o * E.MAX_KINDS: E.O_HAND + o * E.MAX_KINDS + game.num_kinds]
+        hand = v.hand[o, : game.num_kinds]
         give = rng.choice(np.flatnonzero(hand))
         j = rng.integers(draw_n)
-        take = st[E.O_DRAW + j]
+        take = v.draw[j]
         hand[give] -= 1
         hand[take] += 1
-        st[E.O_DRAW + j] = give
-    st[E.O_DRAW: E.O_DRAW + draw_n] = rng.permutation(st[E.O_DRAW: E.O_DRAW + draw_n])
+        v.draw[j] = give
+    v.draw[:draw_n] = rng.permutation(v.draw[:draw_n])
 
 
 @pytest.mark.parametrize("name", ["classic2", "classic4-house", "pocket3", "dice4-bluff"])
@@ -544,7 +564,7 @@ def test_batched_observer_hides_what_the_seat_may_not_know(name):
         for b in range(32):
             _perturb_hidden(env.game, env.states[b], int(seats[b]), rng)
             assert env.game.check_invariants(env.states[b]) == ""
-        env._rngs[:] = rng.integers(0, 2**63, size=env._rngs.shape, dtype=np.uint64)  # future draws/rolls
+        env.prng_states[:] = rng.integers(0, 2**63, size=env.prng_states.shape, dtype=np.uint64)  # future draws/rolls
         assert np.array_equal(env.observe(seats), obs), "the acting seat's observation saw hidden information"
         changed_other += int((env.observe(others) != before_other).any(axis=1).sum())
         env.restore(snap)

@@ -148,6 +148,7 @@ def save_checkpoint(run_dir: str, save_model, state: dict, keep: int) -> str:
 
 
 def read_json(path: str) -> dict:
+    """The JSON document at ``path``; TrainError if it cannot be read or parsed."""
     try:
         with open(path, encoding="utf-8") as f:
             return json.load(f)
@@ -156,6 +157,7 @@ def read_json(path: str) -> dict:
 
 
 def write_json(path: str, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (a temporary file, then a rename)."""
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2, default=_json_default)
@@ -173,6 +175,7 @@ def _json_default(o):
 
 
 def rng_states() -> dict:
+    """The Python and numpy global PRNG states as plain data (saved with a checkpoint)."""
     st = random.getstate()
     s = np.random.get_state()
     return {"python": [st[0], list(st[1]), st[2]],
@@ -180,6 +183,7 @@ def rng_states() -> dict:
 
 
 def restore_rng_states(d: dict, checkpoint: str) -> None:
+    """Restore the PRNG states saved by :func:`rng_states`, and torch's from ``checkpoint``."""
     import torch
 
     py = d["python"]

@@ -196,6 +196,7 @@ class TrainConfig:
 
     @property
     def rollout_size(self) -> int:
+        """Environment steps per PPO update: ``ppo.n_steps * env.n_envs``."""
         return self.ppo.n_steps * self.env.n_envs
 
 
@@ -558,6 +559,7 @@ def check_writable_dir(key: str, path: str) -> None:
 
 
 def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainConfig:
+    """A :class:`TrainConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
     cfg = _build(TrainConfig, data)
@@ -567,6 +569,7 @@ def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainCon
 
 
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
+    """The config as plain data (the inverse of :func:`config_from_dict`)."""
     return dataclasses.asdict(cfg)
 
 
@@ -600,6 +603,7 @@ def resolve_config(spec: str | os.PathLike) -> str:
 
 
 def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
+    """The mapping in the YAML file ``path``; ConfigError for a missing, unreadable or malformed file."""
     path = resolve_config(path)
     if os.path.isdir(path):
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file")
@@ -641,6 +645,7 @@ def parse_overrides(items: list[str] | None) -> list[tuple[list[str], Any]]:
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[tuple[list[str], Any]]) -> dict[str, Any]:
+    """A copy of ``data`` with each ``(key path, value)`` of ``overrides`` set (``--set a.b=value``)."""
     data = _deep_copy(data)
     for path, value in overrides:
         node = data
@@ -676,6 +681,7 @@ def load_config(path: str | os.PathLike | None, overrides: list[str] | None = No
 
 
 def rllib_config_from_dict(data: Mapping[str, Any], validate: bool = True) -> RllibTrainConfig:
+    """An :class:`RllibTrainConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
     if not isinstance(data, Mapping):
         raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
     cfg = _build(RllibTrainConfig, data)

@@ -67,6 +67,7 @@ class PoolWrapper(gym.Wrapper):
         self._fresh = True  # the opponents given to the env's constructor serve the first episode
 
     def reset(self, *, seed=None, options=None):
+        """Draw new opponents from the pool (after the first episode), then reset the wrapped env."""
         if self._fresh:
             self._fresh = False
         else:
@@ -77,9 +78,11 @@ class PoolWrapper(gym.Wrapper):
         return obs, info
 
     def set_pool(self, snapshots, selfplay_active):
+        """Replace the self-play snapshots the opponents are drawn from."""
         self.sampler.set_pool(snapshots, selfplay_active)
 
     def action_masks(self):
+        """The learner's legal actions (what MaskablePPO calls)."""
         return self.env.unwrapped.action_masks()
 
 

@@ -56,7 +56,8 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     denom = 1.0 + z2 / trials
     centre = (p + z2 / (2 * trials)) / denom
     half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # clamped to contain p: at p = 0 or 1, rounding would otherwise leave it a hair outside its own interval
+    return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
 def lineup_cycle(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
@@ -101,6 +102,7 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
     "seed", "actions", "rewards": [per seat, summed]}`` (what a game record holds).
     """
     from uno_env.core import engine as E
+    from uno_env.core.layout import MAX_PLAYERS, PHASE_NAMES, StateView
     from uno_env.core.observe import observe_one
     from uno_env.vector import game_seed
 
@@ -111,13 +113,14 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
     E.reset_one(st, rng, cfg, spec, dice, game_seed(int(seed)))
     mask = np.zeros(game.num_actions, dtype=np.int8)
     E.legal_mask(st, cfg, spec, dice, mask)
-    rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
-    step, done_idx, cur_idx = E.step_masked, E.S_DONE, E.S_CUR
+    rew = np.zeros(MAX_PLAYERS, dtype=np.float32)
+    step = E.step_masked
+    view = StateView(st)
     dim = game.obs_dim
     actions: list[int] = []
     totals = np.zeros(game.num_players, dtype=np.float64)
-    while st[done_idx] == 0:
-        seat = int(st[cur_idx])
+    while view.done == 0:
+        seat = view.cur
         obs = np.empty(dim, dtype=np.float32)
         observe_one(st, cfg, spec, offs, seat, obs)
         action = seat_agents[seat].act(obs, mask.copy())
@@ -134,14 +137,14 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
             name = game.action_names[action] if 0 <= action < game.num_actions else "out of range"
             raise IllegalAgentActionError(
                 f"agent {who} at seat {seat} chose the illegal action {action} ({name}) in phase "
-                f"{E.PHASE_NAMES[st[E.S_PHASE]]!r}"
+                f"{PHASE_NAMES[view.phase]!r}"
             )
     n = game.num_players
-    truncated = int(st[done_idx]) == 2
+    truncated = view.done == 2
     return {
-        "winner": -1 if truncated else int(st[E.S_MATCH_WINNER]),
-        "length": int(st[E.S_TURNS]),
-        "scores": [int(x) for x in st[E.O_SCORES: E.O_SCORES + n]],
+        "winner": -1 if truncated else view.match_winner,
+        "length": view.turns,
+        "scores": [int(x) for x in view.scores[:n]],
         "truncated": truncated,
         "seed": int(seed),
         "actions": np.array(actions, dtype=np.int32),  # compact: thousands of games come back from workers
@@ -188,6 +191,7 @@ def _worker_run(indices: list[int]):
 # ---------------------------------------------------------------------------------------------- results
 @dataclass
 class AgentStats:
+    """One agent's totals in an arena run: games, wins, points, lengths and, with ratings, its OpenSkill rating."""
     name: str
     games: int = 0
     wins: int = 0
@@ -200,27 +204,33 @@ class AgentStats:
 
     @property
     def win_rate(self) -> float:
+        """Wins per game played."""
         return self.wins / self.games if self.games else 0.0
 
     @property
     def ci(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the win rate."""
         return wilson_interval(self.wins, self.games)
 
     @property
     def mean_points(self) -> float:
+        """Round points scored per game."""
         return self.points / self.games if self.games else 0.0
 
     @property
     def mean_length(self) -> float:
+        """Mean game length in decisions."""
         return self.length / self.games if self.games else 0.0
 
     @property
     def rating_ordinal(self) -> float | None:
+        """The conservative OpenSkill rating ``mu - 3 sigma``, or None without ratings."""
         if self.rating_mu is None or self.rating_sigma is None:
             return None
         return self.rating_mu - 3.0 * self.rating_sigma
 
     def to_dict(self) -> dict[str, Any]:
+        """The statistics as plain data (JSON output of ``uno-env evaluate``)."""
         lo, hi = self.ci
         d = {
             "agent": self.name,
@@ -241,6 +251,7 @@ class AgentStats:
 
 @dataclass
 class ArenaResult:
+    """The result of :func:`run_arena`: the settings of the run and one :class:`AgentStats` per agent."""
     game: str
     num_players: int
     games: int
@@ -253,6 +264,7 @@ class ArenaResult:
     seat_wins: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as plain data (what ``uno-env evaluate --json`` writes)."""
         return {
             "game": self.game,
             "num_players": self.num_players,
@@ -496,6 +508,7 @@ def format_table(result: ArenaResult) -> str:
 
 # ---------------------------------------------------------------------------------------------- CLI
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env evaluate``."""
     parser.add_argument("agents", nargs="+", metavar="AGENT",
                         help="agents to play: baseline names (random, greedy, heuristic) or saved policies "
                              "(runs/NAME/policy.npz, or a run directory); repeat a name to play copies")
@@ -519,6 +532,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env evaluate``: play the agents against each other and print (or save) the table; returns the exit status.
+    """
     from uno_env.agents.registry import UnknownAgentError
 
     progress = not args.quiet and sys.stderr.isatty()

@@ -56,6 +56,7 @@ class OpponentPool:
         return dropped
 
     def specs(self) -> list[str]:
+        """Agent specs of every pool member: baseline names and ``snapshot:`` paths."""
         return list(self.baseline_names) + [SNAPSHOT_PREFIX + s["path"] for s in self.snapshots]
 
     # -- drawing --------------------------------------------------------------------------------
@@ -111,10 +112,12 @@ class OpponentPool:
 
     # -- checkpointing --------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
+        """The pool as plain data (snapshots, self-play flag, PRNG state) for a checkpoint."""
         return {"snapshots": [dict(s) for s in self.snapshots], "selfplay_active": self.selfplay_active,
                 "rng": self._generator().bit_generator.state}
 
     def load_state_dict(self, d: Mapping[str, Any]) -> None:
+        """Restore the pool from :meth:`state_dict` output."""
         self.snapshots = [dict(s) for s in d["snapshots"]]
         self.selfplay_active = bool(d["selfplay_active"])
         self._generator().bit_generator.state = d["rng"]

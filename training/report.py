@@ -49,6 +49,7 @@ def _duration(seconds: float) -> str:
 
 
 def markdown_report(summary: Mapping[str, Any]) -> str:
+    """The Markdown training report (settings, final arena, evaluation history) of a run's ``summary``."""
     cfg = summary["config"]
     env = cfg["env"]
     n = env["num_players"]

@@ -72,10 +72,12 @@ class UnoMultiAgentEnv(MultiAgentEnv):
         self.action_space = gym.spaces.Dict(self.action_spaces)
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+        """Reset the game; returns the first seat's observation and the infos (RLlib's ``MultiAgentEnv.reset``)."""
         obs, infos = self.pz.reset(seed=seed, options=options)
         return {a: convert_obs(o) for a, o in obs.items()}, dict(infos or {})
 
     def step(self, action_dict: Mapping[str, Any]):
+        """Step the seat to act with its entry of ``action_dict`` (RLlib's ``MultiAgentEnv.step``)."""
         acting = self.aec.agent_selection
         if acting not in action_dict:
             raise ValueError(f"it is {acting}'s turn, but the actions given are for {sorted(action_dict)}")
@@ -90,6 +92,7 @@ class UnoMultiAgentEnv(MultiAgentEnv):
         return self.aec.render()
 
     def close(self):
+        """Close the wrapped PettingZoo env."""
         self.pz.close()
 
     @property

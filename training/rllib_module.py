@@ -42,6 +42,7 @@ class BaselineRLModule(RLModule):
     framework = "torch"
 
     def setup(self):
+        """Load the baseline agent named in ``model_config`` for the game it describes."""
         from uno_env.agents.registry import load_agent
         from uno_env.config import make_rules
         from uno_env.core.game import Game
@@ -72,5 +73,6 @@ class BaselineRLModule(RLModule):
         raise NotImplementedError("BaselineRLModule is frozen: leave it out of policies_to_train")
 
     def compile(self, *args, **kwargs):  # called on TorchRLModules by some code paths; nothing to compile
+        """Nothing to compile: the module has no parameters."""
         pass
 

@@ -69,6 +69,7 @@ BASELINE_PREFIX = "baseline_"
 
 
 def env_config(cfg: RllibTrainConfig) -> dict[str, Any]:
+    """The ``env_config`` RLlib hands to :class:`UnoMultiAgentEnv`: game, number of players and rules."""
     return {"game": cfg.env.game, "num_players": cfg.env.num_players, "rules": cfg.env.rules}
 
 
@@ -101,18 +102,22 @@ class SeatMapping:
 
     @property
     def pool_size(self) -> int:
+        """Number of self-play snapshot slots."""
         return self.pool.pool_size
 
     @property
     def selfplay_prob(self) -> float:
+        """Probability that a non-learner seat plays a self-play snapshot."""
         return self.pool.selfplay_prob
 
     @property
     def baseline_prob(self) -> float:
+        """Probability that a non-learner seat plays a baseline."""
         return float(self.pool.baseline_prob or 0.0)
 
     @property
     def snapshots_taken(self) -> int:
+        """Snapshots of ``main`` taken so far; setting it lists the filled slots, oldest first."""
         return self._taken
 
     @snapshots_taken.setter
@@ -130,6 +135,7 @@ class SeatMapping:
         return self.pool.rng
 
     def module_ids(self) -> list[str]:
+        """Every RLModule id this mapping can return: ``main``, the snapshot slots and the baselines in use."""
         ids = [MAIN]
         if self.selfplay_prob > 0:
             ids += [f"{SNAPSHOT_PREFIX}{k}" for k in range(self.pool_size)]
@@ -144,6 +150,7 @@ class SeatMapping:
         return d
 
     def anchor_seat(self, episode_id: str) -> int:
+        """The seat ``main`` plays in episode ``episode_id`` (the same in every process)."""
         return zlib.crc32(str(episode_id).encode()) % self.num_players
 
     def __call__(self, agent_id: str, episode: Any = None, **kwargs: Any) -> str:
@@ -200,6 +207,7 @@ class SelfPlayCallback(_callback_base()):
 
     # -- EnvRunner side ---------------------------------------------------------------------------
     def on_episode_end(self, *, episode, metrics_logger=None, **kwargs) -> None:
+        """Log ``main``'s win against each kind of opponent it met in the episode."""
         if metrics_logger is None or not episode.is_terminated:
             return
         try:
@@ -221,6 +229,7 @@ class SelfPlayCallback(_callback_base()):
 
     # -- driver side ------------------------------------------------------------------------------
     def on_train_result(self, *, algorithm, metrics_logger=None, result, **kwargs) -> None:
+        """Take a self-play snapshot of ``main`` when it is due and report the pool in ``result``."""
         mapping = algorithm.config.policy_mapping_fn
         if not self.enabled or not isinstance(mapping, SeatMapping):
             return
@@ -323,6 +332,7 @@ def arena_evaluation(algorithm, eval_env_runner_group=None, *, settings: dict) -
 
 
 def probe_game(env_cfg: dict):
+    """The compiled game that ``env_cfg`` describes (for its observation and action sizes)."""
     from uno_env.config import make_rules
     from uno_env.core.game import Game
 
@@ -656,6 +666,7 @@ def measure_sampling(cfg: RllibTrainConfig, env_steps: int, log=print) -> dict[s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env train-rllib``."""
     parser.add_argument("--config", default="rllib_classic", metavar="NAME_OR_YAML",
                         help="training config: a packaged config's name or a YAML path (default: rllib_classic)")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
@@ -673,6 +684,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env train-rllib``: build the RLlib algorithm from the config and train it; returns the exit status."""
     try:
         cfg = load_rllib_config(args.config, args.overrides, **{
             "name": args.name, "seed": args.seed, "stop.iterations": args.iterations,

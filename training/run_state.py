@@ -23,6 +23,7 @@ Record = Callable[[str, Any], None]
 
 
 def next_multiple(step: int, every: int) -> int:
+    """The first multiple of ``every`` after ``step``."""
     return (step // every + 1) * every
 
 
@@ -33,6 +34,8 @@ def show_path(path: str) -> str:
 
 
 class RunState:
+    """One run's state besides the model: the opponent pool and the schedule of snapshots, evaluations and checkpoints.
+    """
     def __init__(self, cfg: TrainConfig, run_dir: str, algo):
         self.cfg = cfg
         self.run_dir = run_dir
@@ -52,6 +55,7 @@ class RunState:
 
     # -- checkpoint state -----------------------------------------------------------------------
     def state(self, step: int) -> dict:
+        """The run's state at ``step`` as plain data, saved with each checkpoint."""
         return {
             "step": int(step),
             "config": config_to_dict(self.cfg),
@@ -67,6 +71,7 @@ class RunState:
         }
 
     def load_state(self, d: dict) -> None:
+        """Restore the run's state from :meth:`state` output (when resuming)."""
         self.pool.load_state_dict(d["pool"])
         # snapshot paths are stored absolute; re-anchor them if the run directory moved
         for s in self.pool.snapshots:
@@ -80,14 +85,17 @@ class RunState:
         self.sessions = int(d.get("sessions", 1)) + 1
 
     def wall_time(self) -> float:
+        """Seconds spent training in this run, earlier sessions included."""
         return self.wall_time_before + (time.time() - self.session_start)
 
     def checkpoint(self, model, step: int) -> str:
+        """Write a checkpoint of ``model`` and the run's state at ``step``; returns its directory."""
         return save_checkpoint(self.run_dir, lambda path: self.algo.save(model, path), self.state(step),
                                self.cfg.keep_checkpoints)
 
     # -- progress -------------------------------------------------------------------------------
     def start_progress(self, step: int) -> None:
+        """Show a progress bar from ``step`` on (with ``progress_bar`` in the config and tqdm installed)."""
         if self.cfg.progress_bar:
             try:
                 from tqdm import tqdm
@@ -98,15 +106,18 @@ class RunState:
                              smoothing=0.05)
 
     def advance(self, steps: int) -> None:
+        """Move the progress bar on by ``steps``."""
         if self.pbar is not None:
             self.pbar.update(steps)
 
     def stop_progress(self) -> None:
+        """Close the progress bar."""
         if self.pbar is not None:
             self.pbar.close()
             self.pbar = None
 
     def write(self, text: str) -> None:
+        """Print a line without breaking the progress bar."""
         if self.pbar is not None:
             self.pbar.write(text)
         else:
@@ -114,6 +125,7 @@ class RunState:
 
     # -- between rollouts -----------------------------------------------------------------------
     def between_rollouts(self, model, step: int, record: Record) -> None:
+        """Between two rollouts: start self-play, take snapshots, evaluate and checkpoint when due."""
         cfg = self.cfg
         changed = False
         if not self.pool.selfplay_active and cfg.opponents.selfplay_start < 1.0 and step >= self.selfplay_start \
@@ -138,6 +150,7 @@ class RunState:
         record("selfplay/snapshot_prob", sum(v for k, v in p.items() if k not in self.pool.baseline_names))
 
     def add_snapshot(self, model, step: int) -> None:
+        """Save the current policy as a self-play snapshot and add it to the pool."""
         from uno_env.agents.policy import save_weights
 
         os.makedirs(os.path.join(self.run_dir, "pool"), exist_ok=True)
@@ -146,16 +159,19 @@ class RunState:
         self.pool.add_snapshot(path, step, name=f"snapshot_{step}")
 
     def learner_agent(self, model, deterministic: bool = True):
+        """The current policy as an arena agent."""
         from uno_env.agents.policy import NumpyPolicyAgent
 
         return NumpyPolicyAgent(self.algo.export(model), name="learner", deterministic=deterministic)
 
     def arena(self, agent, games: int, seed: int, workers: int, progress: bool = False) -> list[dict[str, Any]]:
+        """The arena rows of ``agent`` against each evaluation opponent (win rates with intervals)."""
         e, ev = self.cfg.env, self.cfg.evaluation
         return against_baselines(agent, ev.opponents, e.game, e.num_players, e.rules, games, seed, workers=workers,
                                  progress=progress, confidence=ev.confidence)
 
     def evaluate(self, model, step: int, record: Record) -> None:
+        """Play the current policy against the evaluation opponents and log the win rates."""
         ev = self.cfg.evaluation
         t0 = time.time()
         rows = self.arena(self.learner_agent(model, ev.deterministic), ev.games, ev.seed + step, ev.workers)

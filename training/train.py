@@ -48,6 +48,7 @@ POLICY_NPZ = "policy.npz"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env train``."""
     parser.add_argument("--config", metavar="NAME_OR_YAML",
                         help="training config: a packaged config's name (classic_ppo, classic_ppo_long, pocket_ppo, "
                              "dice_ppo, smoke) or a YAML path; without it the defaults of training/config.py")
@@ -66,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env train``: prepare the run directory, train and write the report; returns the exit status."""
     try:
         cfg, run_dir, checkpoint = prepare_run(args)
     except (ConfigError, TrainError) as e:
@@ -242,6 +244,7 @@ def _versions() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run ``uno-env train`` with ``argv`` (default: the command line)."""
     parser = argparse.ArgumentParser(prog="uno-env train", description=__doc__.split("\n")[0])
     add_arguments(parser)
     return run(parser.parse_args(argv))

@@ -19,8 +19,11 @@ from ._exact_copy import ExactCopy
 from .config import RuleConfig, make_rules
 from .yaml_io import short_repr
 from .core import engine as E
+from .core.cards import COL_COUNT, COL_POINTS
+from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.game import Game, GameMetadata
 from .core.observe import observe_one, step_and_observe
+from .seeding import check_seed, episode_seed, random_seed
 
 _step_and_observe = step_and_observe
 _observe_one = observe_one
@@ -75,7 +78,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         a = self.game.num_actions
-        high = max(float(E.MAX_ITEMS), 1.0 + float((self.game.spec[:, 2] * np.maximum(self.game.spec[:, 3], 6)).sum())
+        spec = self.game.spec
+        high = max(float(MAX_ITEMS), 1.0 + float((spec[:, COL_POINTS] * np.maximum(spec[:, COL_COUNT], 6)).sum())
                    / self.rules.target_score)
         self.observation_spaces = {
             agent: gymnasium.spaces.Dict(
@@ -96,9 +100,10 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._st = self._state[0]
         self._r = self._rng[0]
         self._mask = np.zeros(a, dtype=np.int8)
-        self._rew = np.zeros(E.MAX_PLAYERS, dtype=np.float32)
+        self._rew = np.zeros(MAX_PLAYERS, dtype=np.float32)
         self._zero_mask = np.zeros(a, dtype=np.int8)
-        self._np_random: np.random.Generator | None = None
+        self._seed: int | None = None  # the last reset(seed=...)'s seed; episode index since then below
+        self._episode = 0
         self._has_reset = False
         self._illegal_ended = False
         self._live = False  # reset and not finished: step() takes the fast path
@@ -113,15 +118,36 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._r = self._rng[0]
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The observation space of ``agent``: a Dict of ``observation`` (float32, D) and ``action_mask`` (int8, A).
+        """
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
+        """The action space of ``agent``: ``Discrete(A)``, the same for every seat, option and player count."""
         return self.action_spaces[agent]
 
     def state_dict(self) -> dict[str, Any]:
         """Full state as plain data, hidden information included (for debugging and replays, not for agents)."""
         self._require_reset("state_dict")
         return self.game.state_dict(self._st)
+
+    @property
+    def game_state(self) -> StateView:
+        """The live state as a named view (``.cur``, ``.hand[seat, kind]``, ``.draw[: .draw_n]``, ...; the fields of
+        ``uno_env.core.layout.FIELDS``), hidden information included: for tools and tests, not for agents.
+        Writes go to the game; call :meth:`sync_state` after editing it."""
+        self._require_reset("game_state")
+        return StateView(self._st)
+
+    @property
+    def prng_state(self) -> np.ndarray:
+        """The game's PRNG word (uint64, shape (1,)); writable, like :attr:`game_state`."""
+        return self._r
+
+    def sync_state(self) -> None:
+        """Recompute the legal mask and the acting agent after :attr:`game_state` was edited in place."""
+        self._require_reset("sync_state")
+        self._sync_after_load()
 
     def state(self) -> np.ndarray:
         """The full state as a float32 vector (hidden cards included), for centralised critics.
@@ -149,13 +175,18 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
 
     # -- AEC API ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Deal a new game. ``seed`` (an int) makes the whole game reproducible; ``None`` continues the env's
+        random stream.
+
+        ``options`` is accepted for PettingZoo compatibility and not used.
+        """
         if seed is not None:
-            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-                raise TypeError(f"seed must be an int or None, got {type(seed).__name__}")
-            self._np_random = np.random.default_rng(int(seed))
-        elif self._np_random is None:
-            self._np_random = np.random.default_rng()
-        game_seed = int(self._np_random.integers(0, 2**63 - 1))
+            self._seed, self._episode = check_seed(seed), 0
+        elif self._seed is None:
+            self._seed, self._episode = random_seed(), 0
+        else:
+            self._episode += 1
+        game_seed = episode_seed(self._seed, self._episode)  # see uno_env.seeding
         E.reset_one(self._st, self._r, self.game.cfg, self.game.spec, self.game.dice, game_seed)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
@@ -169,15 +200,19 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._live = True
         self._rewards_set = False
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
-        self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
+        self.agent_selection = self.possible_agents[StateView(self._st).cur]
 
     def _sync_after_load(self) -> None:
         self._cached_seat = -1
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
-        self.agent_selection = self.possible_agents[self._st[E.S_CUR]]
-        self._live = self._st[E.S_DONE] == 0 and not self._illegal_ended
+        self.agent_selection = self.possible_agents[StateView(self._st).cur]
+        self._live = StateView(self._st).done == 0 and not self._illegal_ended
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` may see now: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``.
+
+        The mask is all zeros unless ``agent`` is the seat to act. Both arrays are fresh copies.
+        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
         try:
@@ -199,6 +234,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         return self.observe(agent)["action_mask"]
 
     def last(self, observe: bool = True):
+        """``(observation, cumulative reward, termination, truncation, info)`` of the seat to act (PettingZoo's
+        ``last``).
+        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before last()")
         agent = self.agent_selection
@@ -211,6 +249,12 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         )
 
     def step(self, action: Any) -> None:
+        """Apply ``action`` (an int in ``[0, A)``) for the seat in ``agent_selection``; ``None`` for a finished seat.
+
+        An out-of-range action raises :class:`ActionOutOfRangeError`. An illegal action raises
+        :class:`IllegalActionError` in ``raw_env`` (state unchanged) and ends the game with -1 for the offender in
+        ``env()``.
+        """
         if not self._live:  # not reset yet, or the game is over: only dead-agent steps remain
             self._step_not_live(action)
             return
@@ -267,18 +311,18 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._require_reset("episode_info")
         # read the few fields directly: step() calls this at every episode end, and a full state_dict()
         # (~100 us) would slow the AEC loop by 10-20%
-        st = self._st
-        done = int(st[E.S_DONE])
+        st = StateView(self._st)
+        done = st.done
         if not done and not self._illegal_ended:
             return {}
         info: dict[str, Any] = {
-            "winner": int(st[E.S_MATCH_WINNER]) if done == 1 else -1,
-            "round_winner": int(st[E.S_WINNER]),
-            "round_points": int(st[E.S_ROUND_POINTS]),
-            "turns": int(st[E.S_TURNS]),
+            "winner": st.match_winner if done == 1 else -1,
+            "round_winner": st.winner,
+            "round_points": st.round_points,
+            "turns": st.turns,
         }
         if self.rules.episode == "match":
-            info["scores"] = [int(x) for x in st[E.O_SCORES: E.O_SCORES + self.game.num_players]]
+            info["scores"] = [int(x) for x in st.scores[: self.game.num_players]]
         return info
 
     def _step_not_live(self, action: Any) -> None:
@@ -307,7 +351,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     def _illegal_message(self, agent: str, action: int) -> str:
         legal = [self.game.action_names[i] for i in np.flatnonzero(self._mask)]
         shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
-        phase = E.PHASE_NAMES[self._st[E.S_PHASE]]
+        phase = StateView(self._st).phase_name
         return (f"illegal action {action} ({self.game.action_names[action]!r}) for {agent} in phase {phase!r}; "
                 f"legal now: {shown}")
 
@@ -333,6 +377,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             raise OrderError(f"reset() needs to be called before {what}()")
 
     def render(self) -> str | np.ndarray | None:
+        """``ansi``: the public state as text; ``human``: print it and return None; ``rgb_array``: an image of the table
+        (uint8, H x W x 3).
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
                                   "'rgb_array'")
@@ -349,6 +396,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         return text
 
     def close(self) -> None:
+        """Nothing to release (no window, no process); here for the PettingZoo API."""
         pass
 
 

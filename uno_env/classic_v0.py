@@ -7,8 +7,10 @@ from . import aec
 
 
 def env(num_players: int | None = None, rules: Any = None, render_mode: str | None = None) -> aec.raw_env:
+    """Classic UNO with PettingZoo's standard checks: ``uno_env.env("classic", ...)``."""
     return aec.env("classic", num_players=num_players, rules=rules, render_mode=render_mode)
 
 
 def raw_env(num_players: int | None = None, rules: Any = None, render_mode: str | None = None) -> aec.raw_env:
+    """Classic UNO without the illegal-action handling of ``env()``: ``uno_env.raw_env("classic", ...)``."""
     return aec.raw_env("classic", num_players=num_players, rules=rules, render_mode=render_mode)

@@ -10,6 +10,8 @@ import importlib
 import os
 import sys
 
+from . import __version__
+
 SUBCOMMANDS = {
     "evaluate": ("uno_env.training.evaluate", "play agents against each other and print win rates with intervals"),
     "play": ("uno_env.agents.human", "play UNO in the terminal against agents"),
@@ -39,9 +41,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
+    """Run ``uno-env`` with ``argv`` (default: the command line); returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
     # import only the chosen subcommand's module (others may need extras that are not installed)
     parser = argparse.ArgumentParser(prog="uno-env", description="UNO environments for reinforcement learning")
+    parser.add_argument("-V", "--version", action="version", version=f"uno-env {__version__}")
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in SUBCOMMANDS:
         sub = parser.add_subparsers(dest="command", metavar="COMMAND")
         for name, (_, help_text) in SUBCOMMANDS.items():

@@ -1,6 +1,6 @@
 """The validated rule configuration of the three games.
 
-Every rule decision that RULES.md leaves open is a named option here. :data:`OPTIONS` is the
+Every rule decision the rules sheets leave open is a named option here. :data:`OPTIONS` is the
 single table of options (kind, allowed values, per-game default, source, meaning): it drives
 validation, :func:`rules_table_markdown` (the README's rules table) and :func:`options_for`.
 
@@ -71,6 +71,20 @@ class OptionSpec:
     default: Mapping[str, Any]
     source: str
     doc: str
+    #: the slot of the compiled options array that holds this option (None: the rules do not read it there);
+    #: the value stored is the int, the bool as 0/1, the index of the choice in ``allowed``, or float * scale
+    slot: str | None = None
+    scale: int = 1
+    #: values read as another value, e.g. the old boolean ``stacking: true`` -> ``"same"``
+    aliases: Mapping[Any, Any] = dataclasses.field(default_factory=dict)
+
+    def encode(self, value: Any) -> int:
+        """The int64 the compiled rules read for ``value`` (see ``slot``)."""
+        if self.kind == "choice":
+            return self.allowed.index(value)
+        if self.kind == "float":
+            return int(round(value * self.scale))
+        return int(value)
 
     @property
     def games(self) -> tuple[str, ...]:
@@ -91,9 +105,9 @@ class OptionSpec:
         return _check_value(self, game, value)
 
 
-def _opt(name, kind, allowed, default, source, doc) -> OptionSpec:
+def _opt(name, kind, allowed, default, source, doc, slot=None, scale=1, aliases=None) -> OptionSpec:
     assert kind in _KINDS, kind
-    return OptionSpec(name, kind, allowed, dict(default), source, doc)
+    return OptionSpec(name, kind, allowed, dict(default), source, doc, slot, scale, dict(aliases or {}))
 
 
 _CP = ("classic", "pocket")
@@ -110,74 +124,93 @@ OPTIONS: dict[str, OptionSpec] = {
         _opt("num_players", "int",
              {"classic": (2, 10), "pocket": (2, 5), "dice": (2, 4)},
              {"classic": 2, "pocket": 2, "dice": 2},
-             "RULES.md per game",
-             "Number of seats (player_0 .. player_{n-1})."),
+             "rules sheets (seeds 004, 000, 001)",
+             "Number of seats (player_0 .. player_{n-1}).",
+             slot="np"),
         _opt("episode", "choice", ("round", "match"), _every("round"),
-             "RULES.md shared",
+             "project rules, all games",
              "round: the episode ends with the round; match: rounds continue until a total "
-             "reaches target_score (scores then in the observation)."),
+             "reaches target_score (scores then in the observation).",
+             slot="episode_match"),
         _opt("reward", "choice", ("win_loss", "points"), _every("win_loss"),
-             "RULES.md shared",
+             "project rules, all games",
              "win_loss: winner +1, others -1/(n-1); points: winner +points/target, "
-             "each loser -(its hand's points)/target."),
+             "each loser -(its hand's points)/target.",
+             slot="reward_points"),
         _opt("target_score", "int", (1, 100_000),
              {"classic": 500, "pocket": 250, "dice": 500},
              "seeds 004, 000, 001",
-             "Score that ends a match; also the divisor of the points reward."),
+             "Score that ends a match; also the divisor of the points reward.",
+             slot="target"),
         _opt("uno_call", "choice", ("explicit", "auto"), _every("explicit"),
-             "RULES.md shared",
+             "project rules, all games",
              "explicit: calling UNO is part of the play action (\"play red 7 + UNO\"); "
-             "auto: always called."),
+             "auto: always called.",
+             slot="uno_auto"),
         _opt("uno_catch_probability", "float", (0.0, 1.0), _every(1.0),
-             "RULES.md shared",
+             "project rules, all games",
              "Chance that a player who failed to call UNO is caught (and draws 2) "
-             "before the next player acts."),
+             "before the next player acts.",
+             slot="catch_threshold", scale=2**32),
         _opt("max_turns", "int", (1, 10_000_000), _every(5000),
              "project (truncation)",
-             "Decisions per episode before the episode is truncated."),
+             "Decisions per episode before the episode is truncated.",
+             slot="max_turns"),
         _opt("first_wild", "choice", ("reshuffle", "choose_colour"), {"classic": "reshuffle"},
              "seed 004; older official sheet",
              "A wild flipped as the first card: reshuffle and flip again, or the first player "
-             "names the colour."),
+             "names the colour.",
+             slot="first_wild_choose"),
         _opt("draw_until_playable", "bool", (), _every(False, _CP),
              "seed 004 variant",
-             "Drawing continues until a playable card is drawn (instead of one card)."),
+             "Drawing continues until a playable card is drawn (instead of one card).",
+             slot="draw_until_playable"),
         _opt("voluntary_draw", "bool", (), _every(True, _CP),
-             "RULES.md; false = RLCard",
+             "project rules; false = RLCard",
              "Drawing is allowed even with a playable card; false: only when nothing "
-             "is playable."),
+             "is playable.",
+             slot="voluntary_draw"),
         _opt("wd4_legality", "choice", ("colour", "any_playable"),
              {"classic": "colour", "pocket": "any_playable"},
              "seed 004 (classic), seed 000 (pocket)",
              "When Wild Draw Four (pocket: Wild Draw 2) is legal: colour = no card of the current "
-             "colour in hand; any_playable = no other playable card."),
+             "colour in hand; any_playable = no other playable card.",
+             slot="wd_legal_any_playable"),
         _opt("wd4_challenge", "bool", (), _every(True, _CP),
              "seeds 004, 000",
              "An illegal Wild Draw Four / Wild Draw 2 may be played as a bluff and challenged; "
-             "false: offered only when legal, no challenge step."),
-        _opt("stacking", "bool", (), _every(False, _CP),
+             "false: offered only when legal, no challenge step.",
+             slot="challenge"),
+        _opt("stacking", "choice", ("off", "same", "any"), _every("off", _CP),
              "house rule",
-             "A draw card may be answered with the same kind of draw card (Draw Two on Draw "
-             "Two, Draw Four on Draw Four); penalties add up."),
+             "A draw card may be answered with a draw card and the penalties add up. off: no "
+             "stacking; same: the same kind of draw card (Draw Two on Draw Two, Wild Draw Four on "
+             "Wild Draw Four); any: any draw card (a Draw Two answers a Wild Draw Four and the "
+             "reverse). The old booleans are read as false = off, true = same.",
+             slot="stacking", aliases={False: "off", True: "same"}),
         _opt("seven_zero", "bool", (), _every(False, _CP),
              "house rule",
-             "7: swap hands with a chosen player; 0: all hands pass in the play direction."),
+             "7: swap hands with a chosen player; 0: all hands pass in the play direction.",
+             slot="seven_zero"),
         _opt("jump_in", "bool", (), _every(False, _CP),
              "house rule",
-             "A card identical to the top card may be played out of turn."),
+             "A card identical to the top card may be played out of turn.",
+             slot="jump_in"),
         _opt("force_play", "bool", (), _every(False, _CP),
              "house rule",
-             "A playable drawn card must be played (no keep option)."),
+             "A playable drawn card must be played (no keep option).",
+             slot="force_play"),
         _opt("extra_wild", "bool", (), {"pocket": False},
-             "RULES.md (the unnamed 52nd card)",
+             "seed 000 (the unnamed 52nd card)",
              "Adds a second plain Wild: 52 cards instead of 51."),
         _opt("dice_wd4_bluff", "bool", (), {"dice": False},
-             "RULES.md dice",
+             "seed 001; project option",
              "Wild Draw Four may be played while another die matches (bluff); "
-             "false: offered only when legal."),
+             "false: offered only when legal.",
+             slot="dice_bluff"),
         _opt("dice_set", "path", (), {"dice": "default"},
-             "RULES.md dice (project's set)",
-             "The dice in the bag: the packaged 24-dice set of RULES.md or your own file "
+             "project (its own dice set)",
+             "The dice in the bag: the packaged 24-dice set or your own file "
              "(validated on load; needs 5 per player + 1)."),
     )
 }
@@ -291,10 +324,12 @@ def _check_value(spec: OptionSpec, game: str, value: Any) -> Any:
         return value
 
     if spec.kind == "choice":
+        if isinstance(value, (bool, np.bool_)) and bool(value) in spec.aliases:
+            return spec.aliases[bool(value)]
         if not isinstance(value, str) or value not in allowed:
             raise ValueError(
-                f"rule option {name!r} must be one of {', '.join(repr(a) for a in allowed)}; "
-                f"got {short_repr(value)}{tail}{_suggest(value, allowed)}"
+                f"rule option {name!r} must be one of {', '.join(repr(a) for a in allowed)}"
+                f"{_aliases_text(spec)}; got {short_repr(value)}{tail}{_suggest(value, allowed)}"
             )
         return value
 
@@ -302,6 +337,12 @@ def _check_value(spec: OptionSpec, game: str, value: Any) -> Any:
         return _check_dice_set_path(spec, game, value)
 
     raise AssertionError(spec.kind)  # pragma: no cover
+
+
+def _aliases_text(spec: OptionSpec) -> str:
+    if not spec.aliases:
+        return ""
+    return " (" + ", ".join(f"{_md(k).strip('`')} means {v!r}" for k, v in spec.aliases.items()) + ")"
 
 
 def _check_dice_set_path(spec: OptionSpec, game: str, value: Any) -> str:
@@ -374,31 +415,10 @@ def _check_preset(game: str, preset: Any) -> dict[str, Any]:
 # RuleConfig
 
 
-@dataclass(frozen=True, repr=False)
-class RuleConfig:
-    """The validated rules of one game. Build it with :meth:`make`, :meth:`from_dict` or
-    :meth:`from_yaml`; options that do not exist for ``game`` are ``None``."""
+class _RuleConfigBase:
+    """The methods of :class:`RuleConfig`, whose fields are generated from :data:`OPTIONS`."""
 
     game: str
-    num_players: int | None = None
-    episode: str | None = None
-    reward: str | None = None
-    target_score: int | None = None
-    uno_call: str | None = None
-    uno_catch_probability: float | None = None
-    max_turns: int | None = None
-    first_wild: str | None = None
-    draw_until_playable: bool | None = None
-    voluntary_draw: bool | None = None
-    wd4_legality: str | None = None
-    wd4_challenge: bool | None = None
-    stacking: bool | None = None
-    seven_zero: bool | None = None
-    jump_in: bool | None = None
-    force_play: bool | None = None
-    extra_wild: bool | None = None
-    dice_wd4_bluff: bool | None = None
-    dice_set: str | None = None
 
     # -- construction -------------------------------------------------------------------------
 
@@ -557,7 +577,22 @@ class RuleConfig:
     __str__ = __repr__
 
 
-assert set(f.name for f in dataclasses.fields(RuleConfig)) == {"game", *OPTIONS}
+_FIELD_TYPES = {"bool": "bool | None", "int": "int | None", "float": "float | None", "choice": "str | None",
+                "path": "str | None"}
+
+#: The validated rules of one game; its fields are ``game`` and one per row of :data:`OPTIONS`.
+RuleConfig = dataclasses.make_dataclass(
+    "RuleConfig",
+    [("game", "str")] + [(name, _FIELD_TYPES[spec.kind], dataclasses.field(default=None))
+                         for name, spec in OPTIONS.items()],
+    bases=(_RuleConfigBase,),
+    frozen=True,
+    repr=False,
+)
+RuleConfig.__module__ = __name__
+RuleConfig.__doc__ = """The validated rules of one game. Build it with :meth:`make`, :meth:`from_dict` or
+:meth:`from_yaml`; options that do not exist for ``game`` are ``None``. Fields: ``game`` and one per option of
+:data:`OPTIONS`."""
 
 
 # ---------------------------------------------------------------------------------------------

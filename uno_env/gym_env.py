@@ -36,7 +36,6 @@ from gymnasium.utils import EzPickle
 from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
-from .core import engine as E
 from .core.observe import observe_one
 from .opponents import load_opponent
 from .render import render_ansi
@@ -60,6 +59,7 @@ class MaskedDiscrete(gymnasium.spaces.Discrete):
         self._legal_mask = legal_mask
 
     def sample(self, mask: Any = None, probability: Any = None):
+        """A random action; without an explicit ``mask`` or ``probability``, a random *legal* one."""
         if mask is None and probability is None and self._legal_mask is not None and self._legal_mask.any():
             mask = (self._legal_mask != 0).astype(np.int8)
         return super().sample(mask=mask, probability=probability)
@@ -174,6 +174,10 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
 
     # ------------------------------------------------------------------------------------------ API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode: pick the learner's seat (if random), reset the opponents, deal, and play the
+        other seats until the learner is to act. Returns ``(observation, info)``; ``info["action_mask"]`` is the
+        legal-action mask.
+        """
         super().reset(seed=seed)
         rng = self.np_random
         if self._seat_choice == "random":
@@ -200,6 +204,11 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return self._observation(), self._info()
 
     def step(self, action: Any):
+        """Play the learner's ``action``, then the other seats until the learner acts again or the game ends.
+
+        Returns ``(observation, reward, terminated, truncated, info)``; the reward is everything the learner received
+        since its last action.
+        """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before step()")
         if self._done:
@@ -226,8 +235,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         self._done = self._game_over()
         if not self._done:
             reward += self._play_others()
-        terminated = self._done and int(self.aec._st[E.S_DONE]) == 1
-        truncated = self._done and int(self.aec._st[E.S_DONE]) == 2
+        terminated = self._done and self.aec.game_state.done == 1
+        truncated = self._done and self.aec.game_state.done == 2
         if self.render_mode == "human":
             self.render()
         return self._observation(), float(reward), terminated, truncated, self._info()
@@ -239,6 +248,9 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return self._mask.astype(bool)
 
     def render(self) -> str | np.ndarray | None:
+        """``ansi``: the public state and the learner's hand as text; ``human``: print it and return None;
+        ``rgb_array``: an image of the table (uint8, H x W x 3).
+        """
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
                                   "'rgb_array'")
@@ -248,12 +260,11 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         if self.render_mode == "rgb_array":
             from .render_image import render_rgb
 
-            return render_rgb(self.game, self.game.state_dict(self.aec._st), show_seat=self.learner_seat)
-        st = self.aec._st
-        hand = st[E.O_HAND + self.learner_seat * E.MAX_KINDS: E.O_HAND + self.learner_seat * E.MAX_KINDS
-                  + self.game.num_kinds]
+            return render_rgb(self.game, self.aec.state_dict(), show_seat=self.learner_seat)
+        st = self.aec.game_state
+        hand = st.hand[self.learner_seat, : self.game.num_kinds]
         names = self.game.kinds.names
-        text = render_ansi(self.game, st) + (
+        text = render_ansi(self.game, st.row) + (
             f"\nlearner (player_{self.learner_seat}) hand: "
             + ", ".join(names[k] + (f" x{c}" if c > 1 else "") for k, c in enumerate(hand) if c)
         )
@@ -263,23 +274,24 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return text
 
     def close(self) -> None:
+        """Close the underlying AEC environment."""
         self.aec.close()
 
     # ------------------------------------------------------------------------------------------ internals
     def _game_over(self) -> bool:
-        return int(self.aec._st[E.S_DONE]) != 0
+        return self.aec.game_state.done != 0
 
     def _play_others(self) -> float:
         """Let the other seats act until the learner's turn or the end; return the learner's reward meanwhile."""
         aec = self.aec
-        st = aec._st
+        view = aec.game_state
         learner = aec.possible_agents[self.learner_seat]
         reward = 0.0
         game = self.game
-        while st[E.S_DONE] == 0 and st[E.S_CUR] != self.learner_seat:
-            seat = int(st[E.S_CUR])
+        while view.done == 0 and view.cur != self.learner_seat:
+            seat = view.cur
             obs = np.empty(game.obs_dim, dtype=np.float32)
-            observe_one(st, game.cfg, game.spec, game.obs_offsets, seat, obs)
+            observe_one(view.row, game.cfg, game.spec, game.obs_offsets, seat, obs)
             agent = self._opponent_at(seat)
             action = agent.act(obs, self._mask.copy())
             try:
@@ -287,12 +299,12 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:
                 raise RuntimeError(f"opponent {agent!r} at seat {seat} chose an illegal action: {exc}") from exc
             reward += aec.rewards[learner]
-        self._done = bool(st[E.S_DONE])
+        self._done = bool(view.done)
         return reward
 
     def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
         obs = np.empty(self.game.obs_dim, dtype=np.float32)
-        st = self.aec._st
+        st = self.aec.game_state.row
         acting = observe_one(st, self.game.cfg, self.game.spec, self.game.obs_offsets, self.learner_seat, obs)
         if self.flat_obs:
             return obs
@@ -300,12 +312,12 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
-        st = self.aec._st
+        st = self.aec.game_state
         info: dict[str, Any] = {
             "action_mask": self._mask.copy() if not self._done else np.zeros(self.game.num_actions, dtype=np.int8),
             "learner_seat": self.learner_seat,
-            "turns": int(st[E.S_TURNS]),
+            "turns": st.turns,
         }
-        if self._done and st[E.S_DONE]:
+        if self._done and st.done:
             info.update(self.aec.episode_info())
         return info

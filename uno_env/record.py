@@ -203,10 +203,9 @@ class ReplayStep:
 
 def record_result(env, totals: Sequence[float], steps: int) -> dict[str, Any]:
     """The ``result`` entry for a game played in the AEC ``env`` (``totals``: each seat's summed rewards)."""
-    from .core import engine as E
-
-    done = int(env.unwrapped._st[E.S_DONE])
-    winner = None if done == 0 else (-1 if done == 2 else int(env.unwrapped._st[E.S_MATCH_WINNER]))
+    st = env.unwrapped.game_state
+    done = st.done
+    winner = None if done == 0 else (-1 if done == 2 else st.match_winner)
     return {"winner": winner, "rewards": [float(x) for x in totals], "steps": int(steps)}
 
 

@@ -50,7 +50,7 @@ def show_step(step: ReplayStep, total: int, seat: int | None, agents: list[str],
         name = action_text(step.env.game, actor, step.action, seat).split(": ", 1)[1]
         head = f"step {step.index}/{total}: {who}{f' ({label})' if label else ''} -> {name}"
     print(f"== {head}", file=out)
-    print(render_ansi(step.env.game, step.env.unwrapped._st), file=out)
+    print(render_ansi(step.env.game, step.env.unwrapped.game_state.row), file=out)
     for line in _hand_lines(step, seat):
         print(line, file=out)
     print(file=out)

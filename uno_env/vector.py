@@ -16,13 +16,20 @@ Four faces over the same kernels (``uno_env.core.batch``):
   sb3-contrib's MaskablePPO (no subprocesses).  stable-baselines3 is imported only when this is called.
 
 Seeds.  Game ``b`` reset with seed ``s`` plays the same episodes as ``uno_env.env(...)`` reset with
-``reset(seed=s)``, then ``reset()``, ``reset()``, ...: episode ``e`` of the game uses the ``e``-th draw of
-``numpy.random.default_rng(s).integers(0, 2**63 - 1)`` as its core seed (:func:`episode_seeds`).  Finished games
+``reset(seed=s)``, then ``reset()``, ``reset()``, ...: episode ``e`` of the game is dealt from the core seed
+``uno_env.seeding.episode_seed(s, e)`` (a splitmix64 mix of ``s`` and ``e``; :func:`episode_seeds`).  Finished games
 reset automatically in the same call, from their next episode seed, so a game's trajectory (given its actions)
 is the same in a batch of any size as alone.  ``reset(seeds=int)`` gives game ``b`` the seed ``seed + b`` (as
 Gymnasium's vector envs do); ``reset()`` without seeds, after a first reset, starts every game's next episode.
 The random opponents of :class:`UnoSingleAgentVectorEnv` draw from a per-game stream seeded by the episode's core
 seed, so their play is reproducible per game too.
+
+Threads.  ``num_threads=`` (every face; default: the environment variable ``UNO_ENV_NUM_THREADS``, else the
+number of CPUs the process may use) splits a call's games into chunks run by that many threads, the caller's
+included; ``num_threads=1`` runs everything in the calling thread.  The threads are plain Python threads running
+GIL-free compiled code: no OpenMP, no numba threading layer, and no other library's thread count is touched.  A
+thread the OS does not schedule (a busy machine) takes fewer chunks and the caller takes the rest, so a call is not
+much slower than on one thread.  Results never depend on the thread count.
 
 Buffers.  Observations, masks, seats, rewards and flags are preallocated and rewritten in place by every call:
 copy what you keep (the Gymnasium and SB3 faces return copies).  ``infos`` describes the episodes that ended in
@@ -33,16 +40,19 @@ single-agent face).
 """
 from __future__ import annotations
 
+import os
 import time
 from typing import Any, Sequence
 
 import numpy as np
 
+from . import _threads, seeding
 from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
 from .core import batch as K
-from .core import engine as E
+from .core.cards import COL_COUNT, COL_POINTS
+from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView
 from .core.game import Game, GameMetadata
 from .opponents import load_opponent
 
@@ -51,26 +61,24 @@ __all__ = [
     "make_sb3_vec_env", "game_seed", "episode_seeds",
 ]
 
-SEED_HIGH = 2**63 - 1
-SEEDS_PER_REFILL = 32  # episode seeds drawn at once per game (a refill is one Python call per game per 32 episodes)
-PARALLEL_MIN = 48  # batches smaller than this run the serial kernel (no thread-pool start-up)
+SEEDS_PER_REFILL = 32  # episode seeds computed at once per game (the kernel reads them from a (B, 32) table)
 _NO_INT = np.empty(0, dtype=np.int64)
 
 
 def game_seed(seed: int) -> int:
     """The core seed of the first episode of a game reset with ``seed`` (what ``env.reset(seed=seed)`` uses)."""
-    return int(np.random.default_rng(seed).integers(0, SEED_HIGH))
+    return seeding.episode_seed(seeding.check_seed(seed), 0)
 
 
 def episode_seeds(seed: int, count: int) -> np.ndarray:
     """The core seeds of a game's first ``count`` episodes (AEC: ``reset(seed=seed)`` then ``reset()``...)."""
-    return np.random.default_rng(seed).integers(0, SEED_HIGH, size=count)
+    return seeding.episode_seeds(np.array([seeding.check_seed(seed)], dtype=np.uint64), 0, count)[0]
 
 
 def _observation_high(game: Game, target: int) -> float:
     # the same bound as the AEC env's observation space
     spec = game.spec
-    return max(float(E.MAX_ITEMS), 1.0 + float((spec[:, 2] * np.maximum(spec[:, 3], 6)).sum()) / target)
+    return max(float(MAX_ITEMS), 1.0 + float((spec[:, COL_POINTS] * np.maximum(spec[:, COL_COUNT], 6)).sum()) / target)
 
 
 class RandomLegalPolicy:
@@ -98,6 +106,7 @@ class RandomLegalPolicy:
         return self._rngs[:n]
 
     def act_batch(self, observations: np.ndarray | None, masks: np.ndarray) -> np.ndarray:
+        """One uniformly random legal action per row of ``masks`` (B, A); ``observations`` is ignored."""
         masks = np.ascontiguousarray(masks)
         if masks.dtype == np.bool_:
             masks = masks.view(np.int8)
@@ -106,13 +115,13 @@ class RandomLegalPolicy:
         if masks.ndim != 2:
             raise ValueError(f"masks must be 2-D (batch, num_actions), got shape {masks.shape}")
         out = np.empty(masks.shape[0], dtype=np.int64)
-        kernel = K.random_actions_par if masks.shape[0] >= PARALLEL_MIN else K.random_actions_ser
-        kernel(masks, self._words(masks.shape[0]), out)
+        K.random_actions(masks, self._words(masks.shape[0]), out)
         if masks.shape[0] and out.min() < 0:
             raise ValueError(f"row {int(np.argmin(out))} of the masks has no legal action")
         return out
 
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray) -> int:
+        """One uniformly random legal action of ``action_mask``."""
         return int(self.act_batch(None, np.asarray(action_mask)[None, :])[0])
 
 
@@ -200,7 +209,7 @@ class _VectorBase(ExactCopy, GameMetadata):
     """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
 
     def __init__(self, game: str, num_envs: int, num_players: int | None, rules: Any, seed: int | None,
-                 parallel: bool | None):
+                 num_threads: int | None):
         if game not in ("classic", "pocket", "dice"):
             raise ValueError(f"unknown game {game!r}; choose one of 'classic', 'pocket', 'dice'")
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -213,7 +222,8 @@ class _VectorBase(ExactCopy, GameMetadata):
         self.obs_dim = D = self.game.obs_dim
         self._seed = seed
         self._base_seed = 0 if seed is None else int(seed)
-        self._parallel = parallel
+        self.num_threads = _threads.resolve_num_threads(num_threads)
+        self._runner = _threads.Runner(self.num_threads)
         self._cfg, self._spec, self._dice, self._offs = self.game.cfg, self.game.spec, self.game.dice, \
             self.game.obs_offsets
         self._states, self._rngs = self.game.new_states(B)
@@ -221,7 +231,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._masks = np.zeros((B, A), dtype=np.int8)
         self._obs = np.zeros((B, D), dtype=np.float32)
         self._seats = np.zeros(B, dtype=np.int64)
-        self._rew = np.zeros((B, E.MAX_PLAYERS), dtype=np.float32)
+        self._rew = np.zeros((B, MAX_PLAYERS), dtype=np.float32)
         self._rewards = np.zeros((B, n), dtype=np.float32)
         self._lrew = np.zeros(B, dtype=np.float32)
         self._terminated = np.zeros(B, dtype=bool)
@@ -231,9 +241,8 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._final_obs = np.zeros((B, D), dtype=np.float32)
         self._seed_buf = np.zeros((B, SEEDS_PER_REFILL), dtype=np.int64)
         self._counters = np.zeros((B, K.COUNTERS_LEN), dtype=np.int64)
-        self._gens: list[np.random.Generator] = []
-        self._seed0 = np.zeros(B, dtype=np.int64)  # each game's seed at its last seeded reset
-        self._blocks = np.zeros(B, dtype=np.int64)  # seed lists drawn from each game's generator so far
+        self._seed0 = np.zeros(B, dtype=np.uint64)  # each game's seed at its last seeded reset
+        self._blocks = np.zeros(B, dtype=np.int64)  # seed lists of SEEDS_PER_REFILL episodes used since then
         self._all = np.arange(B, dtype=np.int64)
         self._has_reset = False
         self._link_infos()
@@ -257,6 +266,17 @@ class _VectorBase(ExactCopy, GameMetadata):
     def states(self) -> np.ndarray:
         """The live (B, STATE_LEN) int32 state rows (hidden information included; call ``refresh()`` after edits)."""
         return self._states
+
+    @property
+    def state_view(self) -> BatchView:
+        """:attr:`states` as a named view: ``.cur``, ``.done``, ``.hand[b, seat, kind]`` ... (the fields of
+        ``uno_env.core.layout.FIELDS``); writes go to the games (call ``refresh()`` after edits)."""
+        return BatchView(self._states)
+
+    @property
+    def prng_states(self) -> np.ndarray:
+        """The games' PRNG words (uint64, (B, 1)); writable: the future draws and rolls of every game."""
+        return self._rngs
 
     @property
     def episode_index(self) -> np.ndarray:
@@ -295,47 +315,54 @@ class _VectorBase(ExactCopy, GameMetadata):
                 seeds = self._seed
                 self._seed = None  # the constructor's seed applies to the first reset only
             else:
-                return np.random.default_rng().integers(0, SEED_HIGH, size=B)
+                return np.frombuffer(os.urandom(8 * B), dtype=np.uint64).copy()
         if isinstance(seeds, (int, np.integer)) and not isinstance(seeds, (bool, np.bool_)):
-            return int(seeds) + np.arange(B, dtype=np.int64)
+            if not 0 <= int(seeds) <= seeding.SEED_LIMIT - B:
+                raise ValueError(f"seeds: an int seed s gives game b the seed s + b, which must be in [0, 2**64); "
+                                 f"got s = {int(seeds)} for {B} games")
+            return np.uint64(int(seeds)) + np.arange(B, dtype=np.uint64)
         arr = np.asarray(seeds)
         if arr.shape != (B,) or not np.issubdtype(arr.dtype, np.integer):
             raise ValueError(f"seeds must be None, an int or {B} ints (one per game), got {seeds!r}")
-        return arr.astype(np.int64)
+        if arr.dtype.kind == "i" and (arr < 0).any():
+            raise ValueError(f"seeds must be in [0, 2**64), got {int(arr.min())} for game {int(np.argmin(arr))}")
+        return arr.astype(np.uint64)
 
     def _refill(self, rows: np.ndarray) -> None:
-        for b in rows.tolist():
-            self._seed_buf[b] = self._gens[b].integers(0, SEED_HIGH, size=SEEDS_PER_REFILL)
-            self._counters[b, K.K_SEED_POS] = 0
+        self._seed_buf[rows] = seeding.episode_seeds(self._seed0[rows], self._blocks[rows] * SEEDS_PER_REFILL,
+                                                     SEEDS_PER_REFILL)
+        self._counters[rows, K.K_SEED_POS] = 0
         self._blocks[rows] += 1
 
     def _start_all(self, seeds: Any) -> None:
         """Reset every game: a fresh seed per game (``seeds`` given, or a first reset) or its next episode."""
         if seeds is not None or not self._has_reset:
-            arr = self._seed_array(seeds)
-            self._gens = [np.random.default_rng(int(s)) for s in arr]
-            self._seed0[:] = arr
+            self._seed0[:] = self._seed_array(seeds)
             self._blocks[:] = 0
             self._refill(self._all)
             self._counters[:, K.K_EPISODE] = -1
-        self._states[:, E.S_DONE] = 1  # marks every game for a reset by the kernel
+        BatchView(self._states).done = 1  # marks every game for a reset by the kernel
         self._has_reset = True
 
     # -- the kernel call -----------------------------------------------------------------------------
     def _run(self, rows: np.ndarray, actions: np.ndarray, learner: np.ndarray, mode: int) -> None:
-        par = self._parallel if self._parallel is not None else rows.shape[0] >= PARALLEL_MIN
-        kernel = K.advance_par if par else K.advance_ser
-        dry = kernel(self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs, rows, actions,
-                     learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards,
-                     self._lrew, self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf,
-                     self._counters)
+        dry = self._advance(rows, actions, learner, mode)
         while dry:  # games whose seed list ran out wait (done, seat -1) until it is refilled
             waiting = np.flatnonzero(self._seats < 0)
             self._refill(waiting)
-            dry = kernel(self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs, waiting, _NO_INT,
-                         learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards,
-                         self._lrew, self._terminated, self._truncated, self._final, self._final_obs,
-                         self._seed_buf, self._counters)
+            dry = self._advance(waiting, _NO_INT, learner, mode)
+
+    def _advance(self, rows: np.ndarray, actions: np.ndarray, learner: np.ndarray, mode: int) -> int:
+        """One kernel call over ``rows``, split into chunks over ``num_threads`` threads (games are independent)."""
+        args = (learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards, self._lrew,
+                self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf, self._counters)
+        head = (self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs)
+        step = actions.shape[0] > 0
+
+        def chunk(lo: int, hi: int) -> int:
+            return K.advance(*head, rows[lo:hi], actions[lo:hi] if step else actions, *args)
+
+        return self._runner.run(chunk, rows.shape[0])
 
     def _check_actions(self, rows: np.ndarray, actions: Any, who: str = "") -> np.ndarray:
         acts = actions
@@ -355,7 +382,7 @@ class _VectorBase(ExactCopy, GameMetadata):
                     f"{who}action {a} for game {b} is out of range [0, {self.num_actions}); no game was stepped")
             legal = [self.game.action_names[i] for i in np.flatnonzero(self._masks[b])]
             shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
-            phase = E.PHASE_NAMES[self._states[b, E.S_PHASE]]
+            phase = PHASE_NAMES[BatchView(self._states).phase[b]]
             raise IllegalActionError(
                 f"{who}illegal action {a} ({self.game.action_names[a]!r}) in game {b} for seat "
                 f"{int(self._seats[b])} in phase {phase!r}; legal now: {shown}; no game was stepped")
@@ -393,8 +420,12 @@ class _VectorBase(ExactCopy, GameMetadata):
         if ((seats < 0) | (seats >= self.num_players)).any():
             raise ValueError(f"seats must be in [0, {self.num_players})")
         out = np.empty((rows.shape[0], self.obs_dim), dtype=np.float32)
-        kernel = K.observe_rows_par if rows.shape[0] >= PARALLEL_MIN else K.observe_rows_ser
-        kernel(self._states, self._cfg, self._spec, self._offs, rows, seats, out)
+
+        def chunk(lo: int, hi: int) -> int:
+            K.observe_rows(self._states, self._cfg, self._spec, self._offs, rows[lo:hi], seats[lo:hi], out[lo:hi])
+            return 0
+
+        self._runner.run(chunk, rows.shape[0])
         return out
 
     def check_invariants(self) -> np.ndarray:
@@ -436,12 +467,7 @@ class _VectorBase(ExactCopy, GameMetadata):
             states, rngs, opp, seed_buf, counters)
         if learner.size:
             self._learner[:] = learner
-        # a game whose seed generator moved on since the snapshot gets it rebuilt at the snapshot's position
-        for b in np.flatnonzero((blocks != self._blocks) | (seed0 != self._seed0)).tolist():
-            g = np.random.default_rng(int(seed0[b]))
-            g.integers(0, SEED_HIGH, size=SEEDS_PER_REFILL * int(blocks[b]))
-            self._gens[b] = g
-        self._seed0[:], self._blocks[:] = seed0, blocks
+        self._seed0[:], self._blocks[:] = seed0, blocks  # later seed lists follow from these
         self.refresh()
 
     def refresh(self) -> None:
@@ -474,15 +500,22 @@ class UnoVectorEnv(_VectorBase):
     """
 
     def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None, rules: Any = None,
-                 seed: int | None = None, parallel: bool | None = None):
-        super().__init__(game, num_envs, num_players, rules, seed, parallel)
+                 seed: int | None = None, num_threads: int | None = None):
+        super().__init__(game, num_envs, num_players, rules, seed, num_threads)
 
     def reset(self, seeds: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Reset every game: ``seeds`` (one int, or B ints) reseeds them, ``None`` starts each game's next episode
+        (fresh seeds on the first reset). Returns ``(obs, masks, seats)``, arrays the env reuses on later calls.
+        """
         self._start_all(seeds)
         self._run(self._all, _NO_INT, _NO_INT, 0)
         return self._obs, self._masks, self._seats
 
     def step(self, actions: Any, rows: Any = None):
+        """Step every game (or the games ``rows``) with ``actions``, one per game, for the seat to act.
+
+        Returns ``(obs, masks, seats, rewards, terminated, truncated, infos)``; finished games reset themselves.
+        """
         self._require_reset("step")
         if rows is None:
             rows = self._all
@@ -523,8 +556,8 @@ class UnoSingleAgentVectorEnv(_VectorBase):
 
     def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None, rules: Any = None,
                  opponents: Any = "random", learner_seat: Any = 0, seed: int | None = None,
-                 parallel: bool | None = None):
-        super().__init__(game, num_envs, num_players, rules, seed, parallel)
+                 num_threads: int | None = None):
+        super().__init__(game, num_envs, num_players, rules, seed, num_threads)
         n, B = self.num_players, self.num_envs
         self._random_seat = isinstance(learner_seat, str) and learner_seat == "random"
         if isinstance(learner_seat, str):
@@ -613,6 +646,11 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         return len(self._pool) - 1
 
     @property
+    def opponents_in_kernel(self) -> bool:
+        """True when every opponent is uniformly random and plays inside the compiled kernel (no Python call)."""
+        return self._in_kernel
+
+    @property
     def opponent_ids(self) -> np.ndarray:
         """(B, num_players - 1) pool index of each game's opponent seats, next seat after the learner's first."""
         return self._opponent_ids
@@ -624,6 +662,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
 
     @property
     def learner_rewards(self) -> np.ndarray:
+        """(B,) the learners' rewards of the last step (the array ``step`` returns)."""
         return self._lrew
 
     def _mode(self) -> int:
@@ -639,6 +678,9 @@ class UnoSingleAgentVectorEnv(_VectorBase):
 
     # -- API -----------------------------------------------------------------------------------------
     def reset(self, seeds: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Reset every game (``seeds``: one int or B ints; ``None``: next episodes) and play the opponents until
+        each learner is to act. Returns the learners' ``(obs, masks)``.
+        """
         self._start_all(seeds)
         self._clear(learner=True)
         self._run(self._all, _NO_INT, self._learner, self._mode())
@@ -647,6 +689,10 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         return self._obs, self._masks
 
     def step(self, actions: Any):
+        """Play the learners' ``actions`` (B,), then the opponents until every learner acts again.
+
+        Returns ``(obs, masks, rewards, terminated, truncated, infos)``; finished games reset themselves.
+        """
         self._require_reset("step")
         acts = self._check_actions(self._all, actions)
         self._clear(learner=True)
@@ -717,7 +763,7 @@ def _gym_vector_class():
         def __init__(self, game: str = "classic", num_envs: int = 1, num_players: int | None = None,
                      rules: Any = None, opponents: Any = "random", learner_seat: Any = 0, seed: int | None = None,
                      render_mode: str | None = None, max_episode_steps: int | None = None,
-                     parallel: bool | None = None, flat_obs: bool = False):
+                     num_threads: int | None = None, flat_obs: bool = False):
             if not isinstance(flat_obs, (bool, np.bool_)):
                 raise TypeError(f"flat_obs must be True or False; got {flat_obs!r}")
             self.flat_obs = bool(flat_obs)
@@ -726,7 +772,7 @@ def _gym_vector_class():
             if max_episode_steps is not None:
                 raise ValueError("max_episode_steps is not supported by the vector env; pass rules={'max_turns': N}")
             self.env = UnoSingleAgentVectorEnv(game, num_envs, num_players, rules, opponents, learner_seat, seed,
-                                               parallel)
+                                               num_threads)
             self.num_envs = num_envs
             self.game = self.env.game
             self.single_observation_space, self.single_action_space = _spaces(self.game, self.env.rules.target_score)
@@ -796,7 +842,7 @@ def _cls(name: str) -> type:
 def make_gym_vector_env(game: str = "classic", num_envs: int = 1, **kwargs):
     """A ``gymnasium.vector.VectorEnv`` of ``num_envs`` single-agent games (the registered vector entry point).
 
-    Keyword arguments: ``num_players``, ``rules``, ``opponents``, ``learner_seat``, ``seed``, ``parallel``
+    Keyword arguments: ``num_players``, ``rules``, ``opponents``, ``learner_seat``, ``seed``, ``num_threads``
     (see :class:`UnoSingleAgentVectorEnv`), ``flat_obs`` (the observation is the float32 vector alone; masks
     through ``action_masks()``).
     """
@@ -923,7 +969,7 @@ def make_sb3_vec_env(game: str = "classic", num_envs: int = 8, **kwargs):
     """A stable-baselines3 ``VecEnv`` of ``num_envs`` single-agent games, for (Maskable)PPO without subprocesses.
 
     Keyword arguments: ``dict_obs`` (default True), ``num_players``, ``rules``, ``opponents``, ``learner_seat``,
-    ``seed``, ``parallel``.  Needs stable-baselines3 (``pip install uno-env[train]``).
+    ``seed``, ``num_threads``.  Needs stable-baselines3 (``pip install uno-env[train]``).
     """
     return _cls("UnoSB3VecEnv")(game, num_envs, **kwargs)
 

@@ -25,6 +25,8 @@ make_env = make_vec_env
 
 
 def build(cfg: TrainConfig, venv, run_dir: str):
+    """A new sb3-contrib MaskablePPO model for ``cfg`` on the vectorised env ``venv`` (TensorBoard logs in ``run_dir``).
+    """
     p = cfg.ppo
     policy_kwargs = {
         "features_extractor_class": UnoFeatures,
@@ -68,17 +70,21 @@ class RunCallback(BaseCallback):
 
 
 def learn(model, steps: int, run) -> None:
+    """Train ``model`` for ``steps`` more environment steps, reporting to the run state ``run`` between rollouts."""
     model.learn(total_timesteps=steps, callback=RunCallback(run), reset_num_timesteps=False, tb_log_name="ppo",
                 progress_bar=False)
 
 
 def num_steps(model) -> int:
+    """Environment steps ``model`` has trained on so far."""
     return int(model.num_timesteps)
 
 
 def save(model, path: str) -> None:
+    """Save ``model`` to ``path`` (SB3's zip)."""
     model.save(path)
 
 
 def export(model):
+    """The model's actor as numpy weights (:class:`~uno_env.agents.policy.PolicyWeights`), pickle-free."""
     return export_policy(model.policy)

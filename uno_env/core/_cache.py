@@ -43,3 +43,11 @@ def track_dependencies(module_file: str, dependencies: list[str]) -> None:
             return None
 
     impl._locator_classes = [DependencyAwareLocator] + bases
+
+
+def rule_sources() -> list[str]:
+    """Every source file a compiled kernel may pull in: all of ``uno_env/core`` plus the options table in
+    ``uno_env/config.py`` (the slot numbers of the options array are generated from its order)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    files = sorted(os.path.join(here, f) for f in os.listdir(here) if f.endswith(".py"))
+    return files + [os.path.join(os.path.dirname(here), "config.py")]

@@ -7,22 +7,22 @@ legal actions until the learner's seat is to act; then write the observation of 
 a game does depends only on its own state row, its own PRNG word and its own seed list, so a game's trajectory
 is the same whatever batch (and thread) it runs in.
 
-Each kernel exists twice from one source: ``*_par`` (numba ``parallel=True``, for large batches) and ``*_ser``
-(serial, no thread-pool start-up: faster below a few dozen games).
+The kernels that loop over games are compiled with ``nogil=True``: ``uno_env.vector`` runs them on chunks of
+games in several Python threads (``uno_env._threads``) rather than with numba's ``parallel=True`` threading layers,
+which share OpenMP with torch and collapse on a busy machine.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from . import cards, engine, invariants, observe
-from ._cache import track_dependencies
+from ._cache import rule_sources, track_dependencies
 from . import engine as E
 from .invariants import check_state
 from .observe import observe_one
 
 
-track_dependencies(__file__, [m.__file__ for m in (cards, engine, invariants, observe)])
+track_dependencies(__file__, rule_sources())
 
 # columns of the ``final`` (B, FINAL_LEN) int64 array: the result of the last episode each game finished
 F_DONE = 0  # 1 terminated, 2 truncated
@@ -147,7 +147,7 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     play_opp = (mode & 1) != 0 and not multi
     random_seat = (mode & 2) != 0 and not multi
     dry = 0
-    for i in prange(rows.shape[0]):
+    for i in range(rows.shape[0]):
         b = rows[i]
         st = states[b]
         rng = rngs[b]
@@ -187,18 +187,14 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     return dry
 
 
-advance_par = njit(cache=True, parallel=True)(_advance)
-advance_ser = njit(cache=True)(_advance)
+advance = njit(cache=True, nogil=True)(_advance)
 
 
-def _random_actions(masks, rngs, out):
+@njit(cache=True, nogil=True)
+def random_actions(masks, rngs, out):
     """``out[i]`` = a uniformly random legal action of ``masks[i]`` drawn with the PRNG word ``rngs[i]``."""
-    for i in prange(masks.shape[0]):
+    for i in range(masks.shape[0]):
         out[i] = random_legal(masks[i], rngs[i])
-
-
-random_actions_par = njit(cache=True, parallel=True)(_random_actions)
-random_actions_ser = njit(cache=True)(_random_actions)
 
 
 @njit(cache=True)
@@ -208,13 +204,10 @@ def seed_words(rngs, seed):
         E.seed_rng(rngs[i], seed + i)
 
 
-def _observe_rows(states, cfg, spec, offs, rows, seats, out):
-    for i in prange(rows.shape[0]):
+@njit(cache=True, nogil=True)
+def observe_rows(states, cfg, spec, offs, rows, seats, out):
+    for i in range(rows.shape[0]):
         observe_one(states[rows[i]], cfg, spec, offs, seats[i], out[i])
-
-
-observe_rows_par = njit(cache=True, parallel=True)(_observe_rows)
-observe_rows_ser = njit(cache=True)(_observe_rows)
 
 
 @njit(cache=True)

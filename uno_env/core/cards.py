@@ -56,9 +56,11 @@ class KindTable:
 
     @property
     def num_kinds(self) -> int:
+        """K, the number of card kinds (die faces in dice)."""
         return len(self.names)
 
     def index(self, name: str) -> int:
+        """The kind id of the card named ``name`` (e.g. ``"red 7"``); ValueError for an unknown name."""
         try:
             return self.names.index(name)
         except ValueError:

@@ -14,8 +14,8 @@ Face codes (case-sensitive, no spaces): a colour letter ``R``, ``Y``, ``G``, ``B
 ``W4`` (Wild Draw Four). :data:`FACE_CODES` lists all 38 in their canonical order; a face's
 integer id everywhere in the project is its index in that tuple.
 
-``load_dice_set("default")`` loads the packaged set ``uno_env/data/dice_default.yaml`` (the 24
-dice listed in RULES.md). Every problem with a file is a :class:`ValueError` naming the file,
+``load_dice_set("default")`` loads the packaged set ``uno_env/data/dice_default.yaml`` (the
+project's own 24 dice). Every problem with a file is a :class:`ValueError` naming the file,
 the die (1-based) and the face.
 
 This module imports only the standard library, PyYAML and numpy.
@@ -107,6 +107,7 @@ class DiceSet:
 
     @property
     def num_dice(self) -> int:
+        """How many dice the bag holds."""
         return len(self.faces)
 
     def __len__(self) -> int:

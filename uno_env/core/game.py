@@ -10,23 +10,15 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from ..config import RuleConfig
+from ..config import OPTIONS, RuleConfig
+from . import actions
+from . import layout as L
 from . import engine as E
-from .cards import COLOURS, GAME_IDS, KindTable, classic_kinds, dice_kinds, pocket_kinds
+from .cards import COL_COUNT, COLOURS, GAME_IDS, KindTable, classic_kinds, dice_kinds, pocket_kinds
+from .invariants import BAD_CONSERVATION, FAILURE_NAMES, check_state
 from .observe import observation_layout
 
 DEAL = {"classic": 7, "pocket": 5, "dice": 5}
-
-
-def _action_names(kinds: KindTable) -> list[str]:
-    names = [f"play {n}" for n in kinds.names]
-    names += [f"play {n} + UNO" for n in kinds.names]
-    names += [f"choose colour {c}" for c in COLOURS]
-    names += ["draw", "keep drawn card", "challenge", "accept", "pass", "reroll"]
-    names += [f"give {n}" for n in kinds.names]
-    names += [f"swap hands with seat +{i}" for i in range(1, E.MAX_PLAYERS)]
-    assert len(names) == E.action_offsets(kinds.num_kinds)["num_actions"]
-    return names
 
 
 class Game:
@@ -53,10 +45,10 @@ class Game:
             self.kinds = dice_kinds(counts)
         self.spec = np.ascontiguousarray(self.kinds.table)
         self.num_kinds = self.kinds.num_kinds
-        self.num_items = int(self.spec[:, 3].sum()) if self.name != "dice" else self.dice.shape[0]
-        self.offsets = E.action_offsets(self.num_kinds)
+        self.num_items = int(self.spec[:, COL_COUNT].sum()) if self.name != "dice" else self.dice.shape[0]
+        self.offsets = actions.offsets(self.num_kinds)
         self.num_actions: int = self.offsets["num_actions"]
-        self.action_names: list[str] = _action_names(self.kinds)
+        self.action_names: list[str] = actions.action_names(self.kinds.names)
         self._action_ids = {name: i for i, name in enumerate(self.action_names)}
         self.cfg = self._cfg_array(rules)
         rows, offs = observation_layout(self.name, self.num_players, self.kinds.names, self.dice.shape[0])
@@ -65,44 +57,34 @@ class Game:
         self.obs_dim = int(offs[-1])
 
     def _cfg_array(self, r: RuleConfig) -> np.ndarray:
-        cfg = np.zeros(E.CFG_LEN, dtype=np.int64)
-        card_game = r.game != "dice"
-        cfg[E.C_GAME] = GAME_IDS[r.game]
-        cfg[E.C_NP] = r.num_players
-        cfg[E.C_K] = self.num_kinds
-        cfg[E.C_EPISODE_MATCH] = r.episode == "match"
-        cfg[E.C_REWARD_POINTS] = r.reward == "points"
-        cfg[E.C_TARGET] = r.target_score
-        cfg[E.C_UNO_AUTO] = r.uno_call == "auto"
-        cfg[E.C_CATCH_THRESHOLD] = int(round(r.uno_catch_probability * 2**32))
-        cfg[E.C_MAX_TURNS] = r.max_turns
-        cfg[E.C_FIRST_WILD_CHOOSE] = r.game == "classic" and r.first_wild == "choose_colour"
-        if card_game:
-            cfg[E.C_DRAW_UNTIL_PLAYABLE] = r.draw_until_playable
-            cfg[E.C_VOLUNTARY_DRAW] = r.voluntary_draw
-            cfg[E.C_WD_LEGAL_ANY_PLAYABLE] = r.wd4_legality == "any_playable"
-            cfg[E.C_CHALLENGE] = r.wd4_challenge
-            cfg[E.C_STACKING] = r.stacking
-            cfg[E.C_SEVEN_ZERO] = r.seven_zero
-            cfg[E.C_JUMP_IN] = r.jump_in
-            cfg[E.C_FORCE_PLAY] = r.force_play
-        else:
-            cfg[E.C_VOLUNTARY_DRAW] = 1
-            cfg[E.C_DICE_BLUFF] = r.dice_wd4_bluff
-        cfg[E.C_DEAL] = DEAL[r.game]
-        cfg[E.C_NUM_DICE] = self.dice.shape[0] if r.game == "dice" else 0
-        cfg[E.C_NUM_CARDS] = self.num_items
+        """The compiled options array: the derived slots, then every option that names a slot (``OPTIONS``)."""
+        cfg = np.zeros(L.CFG_LEN, dtype=np.int64)
+        derived = {
+            "game": GAME_IDS[r.game],
+            "k": self.num_kinds,
+            "deal": DEAL[r.game],
+            "num_dice": self.dice.shape[0] if r.game == "dice" else 0,
+            "num_cards": self.num_items,
+        }
+        assert set(derived) == {name for name, _ in L.DERIVED_SLOTS}
+        for name, value in derived.items():
+            cfg[L.CFG_INDEX[name]] = value
+        for name, spec in OPTIONS.items():
+            if spec.slot is not None and spec.applies_to(r.game):
+                cfg[L.CFG_INDEX[spec.slot]] = spec.encode(getattr(r, name))
         cfg.setflags(write=False)
         return cfg
 
     # -- metadata -----------------------------------------------------------------------------
     def action_id(self, name: str) -> int:
+        """The id of the action named ``name``; ValueError for an unknown name."""
         try:
             return self._action_ids[name]
         except KeyError:
             raise ValueError(f"unknown action {name!r} for game {self.name!r}; see Game.action_names") from None
 
     def new_states(self, batch: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        """Zeroed state rows and PRNG words for ``batch`` games: ``(int32 (batch, STATE_LEN), uint64 (batch, 1))``."""
         return np.zeros((batch, E.STATE_LEN), dtype=np.int32), np.zeros((batch, 1), dtype=np.uint64)
 
     # -- plain-data views ---------------------------------------------------------------------
@@ -247,61 +229,28 @@ class Game:
             raise ValueError(f"the state does not hold together: {problem}")
 
     def check_invariants(self, st: np.ndarray) -> str:
-        """'' when the state is consistent, else what is wrong (conservation, counts, sizes)."""
-        n, k = self.num_players, self.num_kinds
-        hands = st[E.O_HAND: E.O_HAND + E.MAX_PLAYERS * E.MAX_KINDS].reshape(E.MAX_PLAYERS, E.MAX_KINDS)
-        if (hands < 0).any():
-            return "negative card count in a hand"
-        if hands[n:].any() or hands[:, k:].any():
-            return "cards in a seat or kind that does not exist"
-        for s in range(n):
-            if hands[s].sum() != st[E.O_HAND_N + s]:
-                return f"seat {s}: hand size {st[E.O_HAND_N + s]} but {hands[s].sum()} cards"
-        if not 0 <= st[E.S_CUR] < n:
-            return f"current seat {st[E.S_CUR]} out of range"
-        if st[E.S_DRAW_N] < 0 or st[E.S_DISC_N] < 1:
-            return "pile sizes out of range"
-        if self.name == "dice":
-            nd = self.dice.shape[0]
-            loc = st[E.O_DIE_LOC: E.O_DIE_LOC + nd]
-            bag = np.sort(st[E.O_DRAW: E.O_DRAW + st[E.S_DRAW_N]])
-            if not np.array_equal(bag, np.flatnonzero(loc == E.LOC_BAG)):
-                return "bag list and die locations disagree"
-            if (loc == E.LOC_CENTRE).sum() != 1 or loc[st[E.O_DISC]] != E.LOC_CENTRE:
-                return "there must be exactly one centre die"
-            faces = st[E.O_DIE_FACE: E.O_DIE_FACE + nd]
-            if ((faces < 0) | (faces > 5)).any():
-                return "die face out of range"
-            expect = np.zeros((E.MAX_PLAYERS, E.MAX_KINDS), dtype=np.int64)
-            for i in range(nd):
-                if loc[i] >= 0:
-                    if loc[i] >= n:
-                        return f"die {i} in the hand of seat {loc[i]}, which does not exist"
-                    expect[loc[i], self.dice[i, faces[i]]] += 1
-                elif loc[i] not in (E.LOC_BAG, E.LOC_CENTRE):
-                    return f"die {i} has no place"
-            if not np.array_equal(expect, hands):
-                return "hand counts disagree with the dice in hand"
-            if st[E.S_TOP] != self.dice[st[E.O_DISC], faces[st[E.O_DISC]]]:
-                return "top kind is not the centre die's face"
+        """'' when the state is consistent, else what is wrong: the compiled checker
+        (``invariants.check_state``, the one the soak tests run after every step), in words."""
+        row = np.ascontiguousarray(st, dtype=np.int32)
+        if row.shape != (L.STATE_LEN,):
+            return f"a state row is 1-D of length {L.STATE_LEN}; got shape {row.shape}"
+        code = check_state(row, self.cfg, self.spec, self.dice)
+        if code == 0:
             return ""
-        total = hands[:n, :k].sum(axis=0).astype(np.int64)
-        draw = st[E.O_DRAW: E.O_DRAW + st[E.S_DRAW_N]]
-        disc = st[E.O_DISC: E.O_DISC + st[E.S_DISC_N]]
-        if ((draw < 0) | (draw >= k)).any() or ((disc < 0) | (disc >= k)).any():
-            return "pile holds an unknown kind"
-        total += np.bincount(draw, minlength=k)[:k]
-        disc_counts = np.bincount(disc, minlength=k)[:k]
-        total += disc_counts
-        if not np.array_equal(total, self.spec[:, 3]):
-            bad = np.flatnonzero(total != self.spec[:, 3])
-            return "card conservation broken for " + ", ".join(
-                f"{self.kinds.names[x]} ({total[x]} found, {self.spec[x, 3]} in the deck)" for x in bad[:5])
-        if not np.array_equal(disc_counts, st[E.O_DISC_COUNT: E.O_DISC_COUNT + k]):
-            return "discard counts disagree with the discard pile"
-        if st[E.S_TOP] != disc[-1]:
-            return "top kind is not the discard pile's top"
-        return ""
+        problem = FAILURE_NAMES[code]
+        if code == BAD_CONSERVATION and self.name != "dice":
+            problem += self._conservation_detail(L.StateView(row))
+        return problem
+
+    def _conservation_detail(self, v: L.StateView) -> str:
+        """Which kinds are missing or duplicated (said after the checker found conservation broken)."""
+        k = self.num_kinds
+        total = v.hand[: self.num_players, :k].sum(axis=0).astype(np.int64)
+        for pile in (v.draw[: v.draw_n], v.disc[: v.disc_n]):
+            total += np.bincount(pile[(pile >= 0) & (pile < k)], minlength=k)[:k]
+        bad = np.flatnonzero(total != self.spec[:, COL_COUNT])
+        return " broken for " + ", ".join(
+            f"{self.kinds.names[x]} ({total[x]} found, {self.spec[x, COL_COUNT]} in the deck)" for x in bad[:5])
 
 
 class GameMetadata:
@@ -320,6 +269,7 @@ class GameMetadata:
         return self.game.observation_layout
 
     def action_id(self, name: str) -> int:
+        """The id of the action named ``name`` (e.g. ``"play red 7"``); ValueError for an unknown name."""
         return self.game.action_id(name)
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import cards, engine
+from . import actions as A
 from . import engine as E
-from ._cache import track_dependencies
+from ._cache import rule_sources, track_dependencies
 
-track_dependencies(__file__, [m.__file__ for m in (cards, engine)])
+track_dependencies(__file__, rule_sources())
 
 # failure codes (0 = fine)
 BAD_COUNT = 1  # a negative or impossible count
@@ -25,18 +25,29 @@ BAD_PILES = 7  # pile sizes out of range
 NOT_ENDED = 8  # a game ran past max_turns without ending
 CORE_REJECTED = 9  # the core refused an action its own mask offered
 BAD_REWARD = 10  # an episode's rewards do not sum to zero
+BAD_FIELD = 11  # a scalar field out of its range (top kind, colour, phase, direction)
 FAILURE_NAMES = ("ok", "negative count", "hand size", "conservation", "seat", "top card", "empty mask",
-                 "pile size", "did not end", "core rejected a legal action", "rewards do not sum to 0")
+                 "pile size", "did not end", "core rejected a legal action", "rewards do not sum to 0",
+                 "a field out of range (top, colour, phase or direction)")
 
 
 @njit(cache=True)
 def check_state(st, cfg, spec, dice):
+    """The one invariant checker: 0 when ``st`` is a consistent state, else a failure code (FAILURE_NAMES).
+
+    Every index is range-checked before it is used, so any int32 row can be checked safely.
+    """
     n = cfg[E.C_NP]
     k = cfg[E.C_K]
     if st[E.S_CUR] < 0 or st[E.S_CUR] >= n:
         return BAD_SEAT
-    if st[E.S_PENDING] < 0 or st[E.S_DRAW_N] < 0 or st[E.S_DISC_N] < 1:
+    draw_n, disc_n = st[E.S_DRAW_N], st[E.S_DISC_N]
+    if st[E.S_PENDING] < 0 or draw_n < 0 or disc_n < 1 or draw_n + disc_n > E.MAX_ITEMS:
         return BAD_PILES
+    if st[E.S_TOP] < 0 or st[E.S_TOP] >= k or st[E.S_COLOUR] < 0 or st[E.S_COLOUR] > 3:
+        return BAD_FIELD
+    if st[E.S_PHASE] < 0 or st[E.S_PHASE] >= E.NUM_PHASES or (st[E.S_DIR] != 1 and st[E.S_DIR] != -1):
+        return BAD_FIELD
     for seat in range(E.MAX_PLAYERS):
         total = 0
         for kind in range(E.MAX_KINDS):
@@ -81,8 +92,6 @@ def check_state(st, cfg, spec, dice):
         if st[E.S_TOP] != dice[centre, st[E.O_DIE_FACE + centre]]:
             return BAD_TOP
         return 0
-    if st[E.S_DRAW_N] + st[E.S_DISC_N] > E.MAX_ITEMS:
-        return BAD_PILES
     total = np.zeros(k, np.int64)
     disc = np.zeros(k, np.int64)
     for i in range(st[E.S_DRAW_N]):
@@ -117,8 +126,8 @@ def soak(cfg, spec, dice, seeds, play_bias, out):
     (uniform random players draw so often that 2-player classic games run ~1,300 decisions; biased ones give
     shorter games and more round ends per second).  ``out[i]`` = (steps taken, failure code): a failing game stops at the step that broke an invariant.
     """
-    num_actions = 3 * cfg[E.C_K] + 10 + E.MAX_PLAYERS - 1
-    draw_action = 2 * cfg[E.C_K] + 4
+    num_actions = A.A_NUM_ACTIONS_K * cfg[E.C_K] + A.A_NUM_ACTIONS_B
+    draw_action = A.A_DRAW_K * cfg[E.C_K] + A.A_DRAW_B
     st = np.zeros(E.STATE_LEN, np.int32)
     rng = np.zeros(1, np.uint64)
     pick = np.zeros(1, np.uint64)

@@ -9,11 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import cards, engine
 from . import engine as E
-from ._cache import track_dependencies
+from ._cache import rule_sources, track_dependencies
 
-track_dependencies(__file__, [m.__file__ for m in (cards, engine)])
+track_dependencies(__file__, rule_sources())
 
 # block ids, in layout order
 B_HAND, B_OTHER_HANDS, B_TOP, B_COLOUR, B_PHASE, B_DIRECTION, B_HAND_SIZES, B_CALLED, B_DRAW_SIZE = range(9)

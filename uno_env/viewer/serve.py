@@ -114,7 +114,7 @@ class PlaySession:
 
     def _view(self) -> dict[str, Any]:
         mask = self.env.action_masks()
-        d = self.game.state_dict(self.env.aec._st)
+        d = self.env.aec.state_dict()
         return {
             "table": table_view(self.game, d, self.seat),
             "legal": [{"id": int(i), "name": self.game.action_names[i]} for i in np.flatnonzero(mask)],
@@ -251,6 +251,7 @@ def make_server(session: PlaySession, port: int = 8000) -> ThreadingHTTPServer:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env serve``."""
     parser.add_argument("--game", default="classic", choices=("classic", "pocket", "dice"))
     parser.add_argument("--num-players", type=int, default=None)
     parser.add_argument("--rules", default=None, help="a preset name or a YAML file of rule options")
@@ -263,6 +264,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env serve``: play against agents in the browser on localhost; returns the exit status."""
     if not 0 <= args.port <= 65535:
         print(f"uno-env serve: --port must be in 0..65535; got {args.port}", file=sys.stderr)
         return 2

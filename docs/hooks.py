@@ -1,0 +1,172 @@
+"""MkDocs hook: replace ``<!-- gen:NAME ARGS -->`` markers with tables computed from the installed code.
+
+Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
+``action-table GAME``, ``action-sections``, ``arena-table``. An unknown marker fails the build.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+from mkdocs.plugins import event_priority
+
+ROOT = Path(__file__).resolve().parents[1]
+# mkdocstrings reads the sources statically, and cannot follow pyproject's package-dir mapping (agents/ and
+# training/ install as uno_env.agents and uno_env.training): it reads this mirror of the installed layout.
+API_SOURCES = ROOT / "build" / "docs-api"
+
+
+def _package_dirs() -> dict[str, str]:
+    """Installed package path -> source folder, from pyproject's ``[tool.setuptools.package-dir]``."""
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        mapping = tomllib.load(f)["tool"]["setuptools"].get("package-dir", {})
+    return {"uno_env": "uno_env", **{name.replace(".", "/"): src for name, src in mapping.items()}}
+MARKER = re.compile(r"^([ \t]*)<!-- gen:([a-z-]+)((?: [A-Za-z0-9_]+)*) -->[ \t]*$", re.M)
+
+
+def _rules_options(game: str | None = None) -> str:
+    from uno_env.config import rules_table_markdown
+
+    return rules_table_markdown(game)
+
+
+def _observation_layout(game: str, num_players: str) -> str:
+    import uno_env
+
+    env = uno_env.raw_env(game, num_players=int(num_players))
+    rows = ["| offset | length | block | meaning |", "|---:|---:|---|---|"]
+    total = 0
+    for offset, length, name, meaning in env.unwrapped.observation_layout:
+        rows.append(f"| {offset} | {length} | `{name}` | {meaning} |")
+        total = offset + length
+    space = env.observation_space(env.possible_agents[0])
+    assert space["observation"].shape == (total,), "observation_layout does not cover the observation"
+    rows.append("")
+    rows.append(f"D = {total} with {num_players} players.")
+    return "\n".join(rows)
+
+
+def _observation_sizes() -> str:
+    import uno_env
+    from uno_env.config import OPTIONS
+
+    rows = ["| game | K (kinds) | A (actions) | " + " | ".join(f"D, {n} players" for n in range(2, 11)) + " |",
+            "|---|---:|---:|" + "---:|" * 9]
+    for game in uno_env.GAMES:
+        lo, hi = OPTIONS["num_players"].allowed_for(game)
+        dims = []
+        for n in range(2, 11):
+            if lo <= n <= hi:
+                env = uno_env.raw_env(game, num_players=n)
+                dims.append(str(env.observation_space(env.possible_agents[0])["observation"].shape[0]))
+            else:
+                dims.append("")
+        names = uno_env.action_names(game)
+        k = (len(names) - 19) // 3
+        rows.append(f"| {game} | {k} | {len(names)} | " + " | ".join(dims) + " |")
+    return "\n".join(rows)
+
+
+def _action_table(game: str) -> str:
+    import uno_env
+
+    rows = ["| id | name |", "|---:|---|"]
+    rows += [f"| {i} | `{name}` |" for i, name in enumerate(uno_env.action_names(game))]
+    return "\n".join(rows)
+
+
+def _action_sections() -> str:
+    """First and last id of each section of the action table, per game, from the names themselves."""
+    import uno_env
+
+    def section(name: str) -> str:
+        for prefix in ("choose colour", "give", "swap hands"):
+            if name.startswith(prefix):
+                return prefix + " ..."
+        if name.startswith("play"):
+            return "play ... + UNO" if name.endswith("+ UNO") else "play ..."
+        return name
+
+    games = uno_env.GAMES
+    spans: dict[str, dict[str, tuple[int, int]]] = {}
+    order: list[str] = []
+    for game in games:
+        for i, name in enumerate(uno_env.action_names(game)):
+            sec = section(name)
+            if sec not in order:
+                order.append(sec)
+            lo, _ = spans.setdefault(sec, {}).get(game, (i, i))
+            spans[sec][game] = (lo, i)
+    rows = ["| section | " + " | ".join(games) + " |", "|---|" + "---|" * len(games)]
+    for sec in order:
+        cells = []
+        for game in games:
+            lo, hi = spans[sec].get(game, (None, None))
+            cells.append("" if lo is None else (str(lo) if lo == hi else f"{lo} .. {hi}"))
+        rows.append(f"| `{sec}` | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+def _arena_table() -> str:
+    """The README's arena table: benchmarks/arena_table.py over the saved results."""
+    import runpy
+
+    files = sorted(str(p) for p in (ROOT / "benchmarks" / "results" / "arena").glob("*.json"))
+    if not files:
+        raise RuntimeError("no arena results in benchmarks/results/arena")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        runpy.run_path(str(ROOT / "benchmarks" / "arena_table.py"))["main"](files)
+    return out.getvalue().strip()
+
+
+GENERATORS = {
+    "rules-options": _rules_options,
+    "observation-layout": _observation_layout,
+    "observation-sizes": _observation_sizes,
+    "action-table": _action_table,
+    "action-sections": _action_sections,
+    "arena-table": _arena_table,
+}
+
+
+def expand(markdown: str) -> str:
+    """``markdown`` with every marker replaced by its generated table."""
+    def replace(m: re.Match) -> str:
+        indent, name, args = m.group(1), m.group(2), m.group(3).split()
+        if name not in GENERATORS:
+            raise ValueError(f"unknown docs marker gen:{name}; known: {', '.join(GENERATORS)}")
+        # a marker inside an indented block (e.g. a collapsible note) keeps every generated line in that block
+        return "\n".join(indent + line if line else line for line in GENERATORS[name](*args).splitlines())
+
+    return MARKER.sub(replace, markdown)
+
+
+def build_api_sources() -> None:
+    """Lay out ``build/docs-api/uno_env`` as the package installs, with symlinks to the sources."""
+    import shutil
+
+    if API_SOURCES.exists():
+        shutil.rmtree(API_SOURCES)
+    for package, source in _package_dirs().items():
+        target = API_SOURCES / package
+        target.mkdir(parents=True, exist_ok=True)
+        for entry in (ROOT / source).iterdir():
+            if entry.name != "__pycache__" and not (target / entry.name).exists():
+                (target / entry.name).symlink_to(entry)
+
+
+@event_priority(100)  # before mkdocstrings' own on_config, which drops search paths that do not exist yet
+def on_config(config):
+    """MkDocs event: refresh the source mirror before mkdocstrings reads it."""
+    build_api_sources()
+    return config
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    """MkDocs event: expand the markers of every page."""
+    return expand(markdown)

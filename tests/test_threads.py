@@ -1,0 +1,205 @@
+"""Threads of the batched simulator: results independent of the thread count, a validated setting, and no side
+effect on torch's (or numba's) thread count, in the vector envs and during ``uno-env train`` with a batched config."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from uno_env import _threads
+from uno_env import vector as V
+
+ROOT = Path(__file__).resolve().parents[1]
+B = 3 * _threads.MIN_CHUNK + 5  # enough games for several chunks
+
+
+def _run_multi(num_threads, steps=40):
+    env = V.UnoVectorEnv("classic", B, num_players=3, seed=11, num_threads=num_threads)
+    pol = V.RandomLegalPolicy(4)
+    obs, masks, seats = env.reset()
+    out = [obs.copy(), masks.copy()]
+    for _ in range(steps):
+        obs, masks, seats, rew, term, trunc, info = env.step(pol.act_batch(obs, masks))
+        out += [obs.copy(), masks.copy(), seats.copy(), rew.copy(), term.copy(), info["final_observation"].copy()]
+    out.append(env.observe(np.arange(B) % 3))
+    return out
+
+
+def _run_single(num_threads, steps=40):
+    env = V.UnoSingleAgentVectorEnv("dice", B, num_players=4, learner_seat="random", seed=5,
+                                    rules={"max_turns": 30}, num_threads=num_threads)
+    pol = V.RandomLegalPolicy(1)
+    obs, masks = env.reset()
+    out = [obs.copy()]
+    for _ in range(steps):
+        obs, masks, rew, term, trunc, info = env.step(pol.act_batch(obs, masks))
+        out += [obs.copy(), masks.copy(), rew.copy(), term.copy(), trunc.copy(), env.learner_seat.copy()]
+    return out
+
+
+@pytest.mark.parametrize("run", [_run_multi, _run_single])
+def test_results_do_not_depend_on_the_thread_count(run, monkeypatch):
+    # every other call takes the way the runner would not choose: both ways run, whatever this machine's load
+    monkeypatch.setattr(_threads.Runner, "EXPLORE_EVERY", 2)
+    one = run(1)
+    for n in (2, 3, 7):
+        other = run(n)
+        assert all(np.array_equal(a, b) for a, b in zip(one, other, strict=True)), n
+    assert any(t.name.startswith("uno-env-worker") for t in threading.enumerate())
+
+
+@pytest.mark.parametrize("threads_faster", [True, False])
+def test_runner_settles_on_the_faster_way(threads_faster):
+    """Simulated costs: the runner uses the faster way except for one exploring call in EXPLORE_EVERY."""
+    n = 4 * _threads.MIN_CHUNK
+    ways = []
+
+    def fn(lo, hi):
+        threaded = hi - lo < n
+        if lo == 0:
+            ways.append(threaded)
+        time.sleep(0.0005 if threaded == threads_faster else 0.02)
+        return hi - lo
+
+    runner = _threads.Runner(2)
+    for _ in range(3 * runner.EXPLORE_EVERY):
+        assert runner.run(fn, n) == n
+    late = ways[8:]
+    assert sum(w == threads_faster for w in late) >= len(late) - 3
+
+
+def test_chunks_cover_every_game_once():
+    for n in (1, 63, 128, 129, 1000, 8192):
+        for threads in (1, 2, 3, 16):
+            bounds = _threads.chunk_bounds(n, threads)
+            assert bounds[0][0] == 0 and bounds[-1][1] == n
+            assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:]))
+            assert all(hi - lo >= min(n, _threads.MIN_CHUNK) for lo, hi in bounds)
+            assert len(bounds) <= max(1, threads * _threads.CHUNKS_PER_THREAD)
+
+
+def test_worker_threads_run_chunks_and_errors_reach_the_caller():
+    seen = set()
+
+    def fn(i):
+        seen.add(threading.current_thread().name)
+        if i == 5:
+            raise ZeroDivisionError("chunk 5")
+        return i
+
+    assert _threads._pool.run(lambda i: i, 20, 4) == sum(range(20))
+    with pytest.raises(ZeroDivisionError, match="chunk 5"):
+        _threads._pool.run(fn, 20, 4)
+    assert _threads._pool.run(lambda i: 1, 9, 3) == 9  # the pool still works after an error
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, None])
+def test_num_threads_must_be_a_positive_int(bad):
+    if bad is None:
+        assert V.UnoVectorEnv("classic", 2, num_threads=None).num_threads >= 1
+        return
+    with pytest.raises(ValueError, match="num_threads must be a positive integer"):
+        V.UnoVectorEnv("classic", 2, num_threads=bad)
+
+
+def test_environment_variable(monkeypatch):
+    monkeypatch.setenv(_threads.ENV_VAR, "3")
+    assert V.UnoVectorEnv("classic", 2).num_threads == 3
+    assert V.UnoVectorEnv("classic", 2, num_threads=1).num_threads == 1  # the argument wins
+    monkeypatch.setenv(_threads.ENV_VAR, " ")
+    assert V.UnoVectorEnv("classic", 2).num_threads == _threads.available_cpus()
+    for bad in ("0", "two", "-2", "1.5"):
+        monkeypatch.setenv(_threads.ENV_VAR, bad)
+        with pytest.raises(ValueError, match=f"{_threads.ENV_VAR}={bad!r}: expected a positive integer"):
+            V.UnoVectorEnv("classic", 2)
+
+
+def test_torch_thread_count_unchanged_by_every_vector_env():
+    torch = pytest.importorskip("torch")
+    import numba
+
+    before_torch, before_numba = torch.get_num_threads(), numba.get_num_threads()
+    torch.set_num_threads(3)  # a value no library would pick by itself on this machine
+    try:
+        envs = [
+            V.UnoVectorEnv("classic", B, num_threads=2),
+            V.UnoSingleAgentVectorEnv("pocket", B, num_threads=2),
+            V.UnoSingleAgentVectorEnv("dice", B, opponents="greedy", num_threads=2),
+            V.make_gym_vector_env("classic", B, num_threads=2),
+            V.make_sb3_vec_env("dice", B, num_threads=2),
+        ]
+        assert torch.get_num_threads() == 3
+        pol = V.RandomLegalPolicy(0)
+        for env in envs:
+            if isinstance(env, V.UnoVectorEnv):
+                obs, masks, _ = env.reset(seeds=1)
+            elif isinstance(env, V.UnoSingleAgentVectorEnv):
+                obs, masks = env.reset(seeds=1)
+            elif hasattr(env, "step_async"):  # SB3
+                env.reset()
+                masks = env.action_masks()
+            else:
+                env.reset(seed=1)
+                masks = env.action_masks()
+            assert torch.get_num_threads() == 3
+            for _ in range(5):
+                acts = pol.act_batch(None, masks)
+                if isinstance(env, V.UnoVectorEnv):
+                    obs, masks, *_ = env.step(acts)
+                elif isinstance(env, V.UnoSingleAgentVectorEnv):
+                    obs, masks, *_ = env.step(acts)
+                else:
+                    env.step(acts)
+                    masks = env.action_masks()
+                assert torch.get_num_threads() == 3
+        assert numba.get_num_threads() == before_numba
+    finally:
+        torch.set_num_threads(before_torch)
+
+
+TRAIN_PROBE = """
+import json, sys, threading
+import torch, numba
+torch.set_num_threads(3)
+seen = set()
+torch.nn.modules.module.register_module_forward_pre_hook(lambda module, args: seen.add(torch.get_num_threads()))
+from uno_env.cli import main
+rc = main(["train", "--config", sys.argv[1], "--run-dir", sys.argv[2], "--no-progress"])
+import numba.np.ufunc.parallel as numba_parallel
+print("PROBE " + json.dumps({"rc": rc, "seen": sorted(seen), "after": torch.get_num_threads(),
+                             "numba_layer_started": bool(numba_parallel._is_initialized),
+                             "workers": sum(t.name.startswith("uno-env-worker") for t in threading.enumerate())}))
+"""
+
+
+def test_torch_thread_count_unchanged_during_batched_training(tmp_path):
+    """``uno-env train`` with ``vec_env: batched``: every torch forward pass sees the thread count set before."""
+    pytest.importorskip("sb3_contrib")
+    cfg = yaml.safe_load((ROOT / "configs" / "train" / "smoke.yaml").read_text())
+    cfg["torch_threads"] = 0  # leave torch's setting alone: the probe set 3
+    cfg["total_steps"] = 2 * 256 * 8
+    cfg["checkpoint_every"] = 256 * 8
+    cfg["env"].update(vec_env="batched", n_envs=256)
+    cfg["ppo"].update(n_steps=8, batch_size=512, n_epochs=1)
+    cfg["opponents"].update(baselines={"random": 1.0}, selfplay_start=1.0)
+    cfg["evaluation"].update(every=10**9, games=4, final_games=4)
+    path = tmp_path / "batched.yaml"
+    path.write_text(yaml.safe_dump(cfg))
+    env = dict(os.environ, UNO_ENV_NUM_THREADS="2")  # threads even on a 1-CPU runner
+    r = subprocess.run([sys.executable, "-c", TRAIN_PROBE, str(path), str(tmp_path / "run")], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=600)
+    lines = [x for x in r.stdout.splitlines() if x.startswith("PROBE ")]
+    assert r.returncode == 0 and lines, r.stdout[-3000:] + r.stderr[-3000:]
+    probe = json.loads(lines[-1][len("PROBE "):])
+    assert probe["rc"] == 0
+    assert probe["seen"] == [3] and probe["after"] == 3
+    assert probe["workers"] >= 1, "the batched env ran on worker threads"
+    assert not probe["numba_layer_started"], "no numba threading layer (OpenMP/TBB/workqueue) was started"

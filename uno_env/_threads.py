@@ -1,0 +1,230 @@
+"""Threads for the batched simulator: chunks of games handed to a small pool of Python threads.
+
+The batch kernels are compiled with ``nogil=True``, so plain Python threads run them in parallel.  This replaces
+numba's ``parallel=True`` threading layers, which were unsafe by default:
+
+* numba's OpenMP layer shares the OpenMP runtime with torch (both load ``libgomp.so.1``), and its busy-waiting
+  workers made a batch on a loaded machine 14-20x slower than one thread; the wait policy that fixes it
+  (``OMP_WAIT_POLICY``) is read once per process and would change torch's behaviour too.
+* ``numba.set_num_threads`` is process-wide state that every other numba user in the process shares.
+
+Here nothing outside this module changes: no environment variable, no runtime's thread count.  Work is split into
+more chunks than threads and every thread, the caller's included, claims the next unclaimed chunk; a thread that
+the OS does not schedule (a busy machine) just claims fewer chunks and the caller does the rest, so a call is never
+much slower than running it on one thread.  Idle workers sleep on a condition variable (no spinning).
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from typing import Callable
+
+ENV_VAR = "UNO_ENV_NUM_THREADS"
+MIN_CHUNK = 64  # games per chunk at least: below that a chunk costs more to hand over than to run
+CHUNKS_PER_THREAD = 4  # several chunks per thread so that a descheduled thread holds back little work
+
+
+def available_cpus() -> int:
+    """CPUs this process may run on (its affinity mask, which container CPU pinning sets), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
+
+
+def default_num_threads() -> int:
+    """``$UNO_ENV_NUM_THREADS`` if set, else the number of usable CPUs."""
+    raw = os.environ.get(ENV_VAR, "").strip()
+    if not raw:
+        return available_cpus()
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"environment variable {ENV_VAR}={raw!r}: expected a positive integer (threads of the "
+                         f"batched simulator), e.g. {ENV_VAR}=1")
+    return value
+
+
+def resolve_num_threads(num_threads: object) -> int:
+    """Validate a ``num_threads=`` argument; None means :func:`default_num_threads`."""
+    if num_threads is None:
+        return default_num_threads()
+    is_int = isinstance(num_threads, int) and not isinstance(num_threads, bool) or _is_np_int(num_threads)
+    if not is_int or int(num_threads) < 1:  # type: ignore[call-overload]
+        raise ValueError(f"num_threads must be a positive integer or None (None: ${ENV_VAR} if set, else the "
+                         f"number of usable CPUs); got {num_threads!r}")
+    return int(num_threads)  # type: ignore[call-overload]
+
+
+def _is_np_int(x: object) -> bool:
+    import numpy as np
+
+    return isinstance(x, np.integer)
+
+
+def chunk_bounds(n: int, threads: int) -> list[tuple[int, int]]:
+    """Split ``range(n)`` into contiguous chunks for ``threads`` threads (one chunk when threading cannot pay)."""
+    if threads <= 1 or n < 2 * MIN_CHUNK:
+        return [(0, n)]
+    count = min(threads * CHUNKS_PER_THREAD, n // MIN_CHUNK)
+    step, extra = divmod(n, count)
+    bounds, lo = [], 0
+    for i in range(count):
+        hi = lo + step + (1 if i < extra else 0)
+        bounds.append((lo, hi))
+        lo = hi
+    return bounds
+
+
+class _Job:
+    __slots__ = ("fn", "count", "next", "total", "finished", "lock", "done", "error")
+
+    def __init__(self, fn: Callable[[int], int], count: int):
+        self.fn, self.count = fn, count
+        self.next = itertools.count()  # next(...) is atomic under the GIL: each chunk is claimed once
+        self.total = 0
+        self.finished = 0
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def work(self) -> None:
+        while True:
+            i = next(self.next)
+            if i >= self.count:
+                return
+            result = 0
+            try:
+                if self.error is None:
+                    result = self.fn(i)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
+                self.error = exc
+            with self.lock:
+                self.total += result
+                self.finished += 1
+                if self.finished == self.count:
+                    self.done.set()
+
+
+class _Pool:
+    """Worker threads (daemons, started on first use) that help the calling thread through one job at a time."""
+
+    def __init__(self) -> None:
+        self._busy = threading.Lock()
+        self._cv = threading.Condition()
+        self._generation = 0  # bumped per job: a worker wakes once per job, never for a stale signal
+        self._workers: list[threading.Thread] = []
+        self._job: _Job | None = None
+
+    def _worker(self) -> None:
+        seen = 0
+        while True:
+            with self._cv:
+                while self._generation == seen:
+                    self._cv.wait()
+                seen = self._generation
+                job = self._job
+            if job is not None:
+                job.work()
+
+    def run(self, fn: Callable[[int], int], count: int, threads: int) -> int:
+        """``sum(fn(i) for i in range(count))``, the calls spread over up to ``threads`` threads."""
+        helpers = min(threads, count) - 1
+        # a second caller (another Python thread) while a job runs does its work alone rather than wait
+        if helpers <= 0 or not self._busy.acquire(blocking=False):
+            return sum(fn(i) for i in range(count))
+        job = _Job(fn, count)
+        try:
+            while len(self._workers) < helpers:
+                t = threading.Thread(target=self._worker, name=f"uno-env-worker-{len(self._workers)}", daemon=True)
+                t.start()
+                self._workers.append(t)
+            with self._cv:
+                self._job = job
+                self._generation += 1
+                self._cv.notify(helpers)
+            job.work()
+            job.done.wait()
+        except BaseException as exc:  # e.g. Ctrl-C between chunks: stop handing out chunks, let running ones end
+            if job.error is None:
+                job.error = exc
+            job.done.wait(timeout=1.0)
+            raise
+        finally:
+            self._job = None
+            self._busy.release()
+        if job.error is not None:
+            raise job.error
+        return job.total
+
+
+_pool = _Pool()
+
+
+def _reset_after_fork() -> None:
+    # threads do not survive fork(): a child (SubprocVecEnv, multiprocessing workers) starts its own pool
+    global _pool
+    _pool = _Pool()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def run_chunks(fn: Callable[[int, int], int], n: int, threads: int) -> int:
+    """``sum(fn(lo, hi))`` over chunks ``[lo, hi)`` covering ``range(n)``, on up to ``threads`` threads."""
+    bounds = chunk_bounds(n, threads)
+    if len(bounds) == 1:
+        return fn(0, n)
+    return _pool.run(lambda i: fn(*bounds[i]), len(bounds), threads)
+
+
+class Runner:
+    """Runs a batch's chunks on up to ``num_threads`` threads, or on the calling thread alone when that is faster.
+
+    Even with work handed out in chunks, a helper thread that the OS preempts in the middle of a chunk holds the
+    whole call up until it runs again: on a machine with more runnable threads than CPUs, threads then lose to
+    one thread.  So the runner times its calls (seconds per game, a moving average for each way of running) and
+    uses the faster way, trying the other one every ``EXPLORE_EVERY`` calls to notice when the load changes.
+    Which way a call runs never changes its results.
+    """
+
+    EXPLORE_EVERY = 32
+    ALPHA = 0.3  # weight of a new timing in the moving average
+
+    def __init__(self, num_threads: int):
+        self.num_threads = num_threads
+        self._cost: list[float | None] = [None, None]  # seconds per game: calling thread alone, all threads
+        self._seen = [0, 0]  # timed calls per way (the first of each is a warm-up and not used)
+        self._calls = 0
+
+    @property
+    def threaded_share(self) -> float | None:
+        """Estimated time of a threaded call relative to one on the calling thread (None: not measured yet)."""
+        one, many = self._cost
+        return None if one is None or many is None else many / one
+
+    def run(self, fn: Callable[[int, int], int], n: int) -> int:
+        """``sum(fn(lo, hi))`` over chunks covering ``range(n)``."""
+        if self.num_threads <= 1 or n < 2 * MIN_CHUNK:
+            return fn(0, n)
+        self._calls += 1
+        one, many = self._cost
+        if one is None or many is None:
+            way = 0 if self._seen[0] <= self._seen[1] else 1
+        else:
+            way = 1 if many < one else 0
+            if self._calls % self.EXPLORE_EVERY == 0:
+                way = 1 - way
+        start = time.perf_counter()
+        result = fn(0, n) if way == 0 else run_chunks(fn, n, self.num_threads)
+        cost = (time.perf_counter() - start) / n
+        self._seen[way] += 1
+        if self._seen[way] > 1:
+            old = self._cost[way]
+            self._cost[way] = cost if old is None else old + self.ALPHA * (cost - old)
+        return result

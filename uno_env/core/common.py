@@ -1,0 +1,146 @@
+"""Machinery every rule family shares (no rule of its own): the PRNG, seat arithmetic and moving cards.
+
+A game's randomness is one splitmix64 word per game (``rng``), so a game's stream never depends on its batch.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ._cache import rule_sources, track_dependencies
+from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, DRAW_ONE, DRAW_TWO, WILD_DRAW_FOUR, WILD_DRAW_TWO
+from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
+
+track_dependencies(__file__, rule_sources())
+
+
+# ---------------------------------------------------------------------------------------------- PRNG
+@njit(cache=True, inline="always")
+def next_u64(rng):
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def below(rng, n):
+    # Lemire's multiply-shift on the high 32 bits: bias below 2**-32 * n, irrelevant for n <= 128
+    return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def seed_rng(rng, seed):
+    rng[0] = np.uint64(seed)
+    next_u64(rng)
+
+
+@njit(cache=True)
+def shuffle(st, start, n, rng):
+    for i in range(n - 1, 0, -1):
+        j = below(rng, i + 1)
+        t = st[start + i]
+        st[start + i] = st[start + j]
+        st[start + j] = t
+
+
+# ---------------------------------------------------------------------------------------------- seats
+@njit(cache=True, inline="always")
+def hand_at(seat, kind):
+    """Offset of ``seat``'s count of ``kind``."""
+    return O_HAND + seat * MAX_KINDS + kind
+
+
+@njit(cache=True, inline="always")
+def next_seat(st, cfg, seat, steps):
+    np_ = cfg[C_NP]
+    return (seat + steps * st[S_DIR] + 2 * np_) % np_
+
+
+@njit(cache=True)
+def begin_turn(st, cfg, seat):
+    st[S_CUR] = seat
+    st[S_PHASE] = PH_TURN
+    st[S_DRAWN] = -1
+    st[S_DRAWN_DIE] = -1
+    st[S_PLAYED] = 0
+
+
+# ---------------------------------------------------------------------------------------------- cards
+@njit(cache=True, inline="always")
+def draw_amount(sym):
+    """Cards a draw card makes its victim draw; 0 for any other symbol."""
+    if sym == WILD_DRAW_FOUR:
+        return 4
+    if sym == DRAW_TWO or sym == WILD_DRAW_TWO:
+        return 2
+    if sym == DRAW_ONE:
+        return 1
+    return 0
+
+
+@njit(cache=True, inline="always")
+def is_restricted_wild(spec, kind):
+    sym = spec[kind, COL_SYMBOL]
+    return sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO
+
+
+@njit(cache=True)
+def hand_points(st, cfg, spec, seat):
+    total = 0
+    for kind in range(cfg[C_K]):
+        total += st[hand_at(seat, kind)] * spec[kind, COL_POINTS]
+    return total
+
+
+@njit(cache=True)
+def set_hand_n(st, seat, n):
+    st[O_HAND_N + seat] = n
+    if n != 1:
+        st[O_CALLED + seat] = 0
+
+
+@njit(cache=True)
+def remove_from_hand(st, seat, kind):
+    st[hand_at(seat, kind)] -= 1
+    set_hand_n(st, seat, st[O_HAND_N + seat] - 1)
+
+
+@njit(cache=True)
+def add_to_hand(st, seat, kind):
+    st[hand_at(seat, kind)] += 1
+    set_hand_n(st, seat, st[O_HAND_N + seat] + 1)
+
+
+@njit(cache=True)
+def die_in_hand(st, cfg, dice, seat, kind):
+    for die in range(cfg[C_NUM_DICE]):
+        if st[O_DIE_LOC + die] == seat and dice[die, st[O_DIE_FACE + die]] == kind:
+            return die
+    return -1
+
+
+@njit(cache=True)
+def put_on_top(st, cfg, dice, seat, kind, die):
+    """The played card becomes the top of the discard; a played die becomes the centre die."""
+    if cfg[C_GAME] == GAME_DICE:
+        if die < 0:
+            die = die_in_hand(st, cfg, dice, seat, kind)
+        old = st[O_DISC]
+        st[O_DIE_LOC + old] = LOC_BAG
+        st[O_DRAW + st[S_DRAW_N]] = old
+        st[S_DRAW_N] += 1
+        st[O_DIE_LOC + die] = LOC_CENTRE
+        st[O_DISC] = die
+        st[O_DISC_COUNT + st[S_TOP]] -= 1
+    else:
+        st[O_DISC + st[S_DISC_N]] = kind
+        st[S_DISC_N] += 1
+    st[O_DISC_COUNT + kind] += 1
+    st[S_TOP] = kind
+
+
+@njit(cache=True, inline="always")
+def colour_of(spec, kind):
+    return spec[kind, COL_COLOUR]

@@ -1,0 +1,105 @@
+"""Drawing and reshuffles.
+
+Rules: a player may draw one card instead of playing (project rules; option ``voluntary_draw``, default true; false
+= only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only,
+or keep it (seed 004; house rule ``force_play``: it must be played).  Option ``draw_until_playable`` (seed 004
+variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by shuffling
+the discard pile except its top card (project rules, all games); if that is empty too the draw yields fewer cards.
+UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from . import common as U
+from . import dice as D
+from . import matching
+from ._cache import rule_sources, track_dependencies
+from .actions import *  # noqa: F403 - generated action section starts A_*
+from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
+
+track_dependencies(__file__, rule_sources())
+
+
+@njit(cache=True)
+def reshuffle(st, rng):
+    """The discard pile except its top card, shuffled, becomes the draw pile; False when there is nothing to
+    reshuffle."""
+    m = st[S_DISC_N] - 1
+    if m <= 0:
+        return False
+    for i in range(m):
+        st[O_DRAW + i] = st[O_DISC + i]
+        st[O_DISC_COUNT + st[O_DISC + i]] -= 1
+    st[O_DISC] = st[O_DISC + m]
+    st[S_DISC_N] = 1
+    st[S_DRAW_N] = m
+    U.shuffle(st, O_DRAW, m, rng)
+    return True
+
+
+@njit(cache=True)
+def draw_one(st, cfg, spec, dice, rng, seat):
+    """Move one card (or a rolled die) from the draw pile/bag into ``seat``'s hand; -1 when there is none."""
+    if cfg[C_GAME] == GAME_DICE:
+        return D.draw_die(st, cfg, dice, rng, seat)
+    if st[S_DRAW_N] == 0 and not reshuffle(st, rng):
+        return -1
+    n = st[S_DRAW_N] - 1
+    kind = st[O_DRAW + n]
+    st[S_DRAW_N] = n
+    U.add_to_hand(st, seat, kind)
+    return kind
+
+
+@njit(cache=True)
+def draw_many(st, cfg, spec, dice, rng, seat, n):
+    for _ in range(n):
+        if draw_one(st, cfg, spec, dice, rng, seat) < 0:
+            break
+
+
+# ---------------------------------------------------------------------------------------------- the draw action
+@njit(cache=True, inline="always")
+def turn_extra_legal(st, cfg, mask, count):
+    """In a card game's turn, drawing is offered when nothing is playable, or always with ``voluntary_draw``."""
+    if count == 0 or cfg[C_VOLUNTARY_DRAW] == 1:
+        mask[A_DRAW_K * cfg[C_K] + A_DRAW_B] = 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def draw(st, cfg, spec, dice, rng, seat):
+    """Draw (up to 10 with ``draw_until_playable``); a playable card opens the drawn phase, else the turn ends."""
+    limit = 10 if cfg[C_DRAW_UNTIL_PLAYABLE] == 1 and cfg[C_GAME] != GAME_DICE else 1
+    for _ in range(limit):
+        kind = draw_one(st, cfg, spec, dice, rng, seat)
+        if kind < 0:
+            break
+        if matching.playable(st, cfg, spec, seat, kind):
+            st[S_DRAWN] = kind
+            st[S_PHASE] = PH_DRAWN
+            return
+    matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+
+
+@njit(cache=True)
+def drawn_legal(st, cfg, mask, uno_offered):
+    """The drawn phase: play the drawn card (with UNO when it leaves one card), or keep it (unless force_play)."""
+    k = cfg[C_K]
+    kind = st[S_DRAWN]
+    mask[kind] = 1
+    count = 1
+    if uno_offered:
+        mask[k + kind] = 1
+        count += 1
+    if cfg[C_FORCE_PLAY] == 0:
+        mask[A_KEEP_K * k + A_KEEP_B] = 1
+        count += 1
+    return count
+
+
+@njit(cache=True)
+def keep(st, cfg, spec, dice, rng, seat):
+    matching.end_turn(st, cfg, spec, dice, rng, seat, False)

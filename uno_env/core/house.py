@@ -1,0 +1,170 @@
+"""House rules (classic and pocket; all off by default, each a rules option; the README's rules table).
+
+* ``stacking``: the victim of a draw card may answer it with a draw card and the penalty passes on, growing
+  (the earlier card can then no longer be challenged).  ``same``: the same symbol only (Draw Two on Draw Two,
+  Wild Draw Four on Wild Draw Four); ``any``: any draw card (a Draw Two answers a Wild Draw Four and the
+  reverse).  A Wild Draw Four / Wild Draw 2 answer still obeys its legality (``wilds``).
+* ``seven_zero``: a 7 swaps hands with a chosen player; a 0 passes every hand on in the play direction.
+* ``jump_in``: after a play, every other seat in turn order is asked whether it plays a card identical to the
+  top card (a number or coloured action; not a 7 or 0 under ``seven_zero``) out of turn; play continues from
+  the jumper.
+* ``force_play`` lives with the drawn card (``drawing``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import common as U
+from . import matching, uno, wilds
+from ._cache import rule_sources, track_dependencies
+from .actions import *  # noqa: F403 - generated action section starts A_*
+from .cards import COL_SYMBOL
+from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
+
+track_dependencies(__file__, rule_sources())
+
+STACKING_OFF, STACKING_SAME, STACKING_ANY = 0, 1, 2  # the choices of the ``stacking`` option, in its order
+
+
+# ---------------------------------------------------------------------------------------------- stacking
+@njit(cache=True, inline="always")
+def stacking_on(cfg):
+    return cfg[C_STACKING] != STACKING_OFF
+
+
+@njit(cache=True)
+def stack_legal(st, cfg, spec, mask, uno_offered):
+    """The draw cards the victim of a pending penalty may answer it with."""
+    if not stacking_on(cfg):
+        return 0
+    k = cfg[C_K]
+    seat = st[S_CUR]
+    pending_sym = st[S_PENDING_SYM]
+    any_draw = cfg[C_STACKING] == STACKING_ANY
+    count = 0
+    for kind in range(k):
+        sym = spec[kind, COL_SYMBOL]
+        answers = sym == pending_sym or (any_draw and U.draw_amount(sym) > 0)
+        if answers and st[U.hand_at(seat, kind)] > 0 and wilds.restriction_allows(st, cfg, spec, seat, kind):
+            mask[kind] = 1
+            count += 1
+            if uno_offered:
+                mask[k + kind] = 1
+                count += 1
+    return count
+
+
+# ---------------------------------------------------------------------------------------------- seven_zero
+@njit(cache=True)
+def seven_zero_effect(st, cfg, spec, dice, rng, seat, sym):
+    """A 7 opens the swap choice, a 0 rotates the hands; False when the card is neither (or the rule is off)."""
+    if cfg[C_SEVEN_ZERO] != 1:
+        return False
+    if sym == 7 and cfg[C_NP] > 1:
+        st[S_PHASE] = PH_SWAP
+        return True
+    if sym == 0:
+        # hands that change owner carry no UNO penalty (catching before the pass would punish the receiver)
+        rotate_hands(st, cfg, st[S_DIR])
+        uno.forgive(st)
+        matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+        return True
+    return False
+
+
+@njit(cache=True)
+def rotate_hands(st, cfg, direction):
+    """Every hand passes to the next player in the direction of play."""
+    np_ = cfg[C_NP]
+    k = cfg[C_K]
+    tmp = np.empty(MAX_PLAYERS * MAX_KINDS + MAX_PLAYERS, np.int32)
+    for seat in range(np_):
+        for kind in range(k):
+            tmp[seat * MAX_KINDS + kind] = st[U.hand_at(seat, kind)]
+        tmp[MAX_PLAYERS * MAX_KINDS + seat] = st[O_HAND_N + seat]
+    for seat in range(np_):
+        src = (seat - direction + np_) % np_
+        for kind in range(k):
+            st[U.hand_at(seat, kind)] = tmp[src * MAX_KINDS + kind]
+        st[O_HAND_N + seat] = tmp[MAX_PLAYERS * MAX_KINDS + src]
+        st[O_CALLED + seat] = 0
+
+
+@njit(cache=True)
+def swap_legal(cfg, mask):
+    start = A_SWAP_K * cfg[C_K] + A_SWAP_B
+    for off in range(1, cfg[C_NP]):
+        mask[start + off - 1] = 1
+    return cfg[C_NP] - 1
+
+
+@njit(cache=True)
+def swap(st, cfg, spec, dice, rng, seat, offset):
+    """Swap hands with the seat ``offset`` places after ``seat``; no UNO penalty (the hand changes owner)."""
+    other = (seat + offset) % cfg[C_NP]
+    for kind in range(cfg[C_K]):
+        t = st[U.hand_at(seat, kind)]
+        st[U.hand_at(seat, kind)] = st[U.hand_at(other, kind)]
+        st[U.hand_at(other, kind)] = t
+    t = st[O_HAND_N + seat]
+    st[O_HAND_N + seat] = st[O_HAND_N + other]
+    st[O_HAND_N + other] = t
+    st[O_CALLED + seat] = 0
+    st[O_CALLED + other] = 0
+    uno.forgive(st)
+    matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+
+
+# ---------------------------------------------------------------------------------------------- jump_in
+@njit(cache=True, inline="always")
+def open_jump_in(st, cfg, spec, seat):
+    """After ``seat``'s play, open a jump-in window when the rule allows one; True when it did."""
+    sym = spec[st[S_TOP], COL_SYMBOL]
+    if (
+        cfg[C_JUMP_IN] == 1
+        and sym < 10
+        and not (cfg[C_SEVEN_ZERO] == 1 and (sym == 7 or sym == 0))
+        and st[S_PLAYED] == 1
+    ):
+        # every other seat is asked in turn order whether or not it holds the card, so being asked says nothing
+        st[S_JUMP_FROM] = seat
+        st[S_CUR] = U.next_seat(st, cfg, seat, 1)
+        st[S_PHASE] = PH_JUMP
+        return True
+    return False
+
+
+@njit(cache=True)
+def jump_legal(st, cfg, mask, uno_offered):
+    """In a jump-in window: play the card identical to the top, or pass."""
+    k = cfg[C_K]
+    kind = st[S_TOP]
+    count = 0
+    if st[U.hand_at(st[S_CUR], kind)] > 0:
+        mask[kind] = 1
+        count += 1
+        if uno_offered:
+            mask[k + kind] = 1
+            count += 1
+    mask[A_PASS_K * k + A_PASS_B] = 1
+    return count + 1
+
+
+@njit(cache=True)
+def jump(st, seat):
+    """A jump-in: play continues from the jumper (its play follows)."""
+    st[S_CUR] = seat
+    st[S_JUMP_FROM] = -1
+
+
+@njit(cache=True)
+def pass_jump(st, cfg, spec, dice, rng, seat):
+    """Decline to jump in: ask the next seat, or close the window and hand the turn on from the card's player."""
+    nxt = U.next_seat(st, cfg, seat, 1)
+    origin = st[S_JUMP_FROM]
+    if nxt == origin:
+        st[S_JUMP_FROM] = -1
+        matching.advance(st, cfg, spec, dice, rng, origin, False)
+    else:
+        st[S_CUR] = nxt

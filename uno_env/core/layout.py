@@ -1,0 +1,259 @@
+"""The state of one game, declared once: every field's name, shape and meaning.
+
+A game is one int32 row plus one uint64 PRNG word; a batch is a 2-D array of rows (one row per game).  The
+row's layout is :data:`FIELDS`; nothing else in the project spells an offset.  From it this module generates:
+
+* the offsets the compiled rules read: ``S_<NAME>`` for a scalar field, ``O_<NAME>`` for the start of an array
+  field (numba reads module-level ints as compile-time constants, so a named offset costs nothing);
+* :class:`StateView` (one row) and :class:`BatchView` (a batch), the named views that shells, agents, tools and
+  tests use instead of offsets;
+* the markdown table of the fields (:func:`fields_markdown`).
+
+Measured alternative: a numba record dtype per game (``np.dtype([...])`` with one field per entry) reads the
+same in compiled code, but a batch of records cannot be sliced as a plain int32 matrix for the batched kernels
+and the AEC fast path, so the row stays a flat int32 array with generated offsets.
+
+The compiled options array is declared here too (:data:`CFG_SLOTS`): its slots are generated from the options
+table in ``uno_env.config`` (one row per rule option) plus the few values derived from the game.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------- limits
+MAX_PLAYERS = 10
+MAX_KINDS = 54
+MAX_ITEMS = 128  # cards in a deck or dice in a bag
+MAX_DICE = 64
+GAME_CLASSIC, GAME_POCKET, GAME_DICE = 0, 1, 2
+
+# ---------------------------------------------------------------------------------------------- phases
+PHASES = (
+    ("TURN", "turn", "play or draw (dice: play or reroll)"),
+    ("COLOUR", "choose colour", "name the colour of the wild just played"),
+    ("DRAWN", "drawn", "play the card/die just drawn, or keep it"),
+    ("PENDING", "pending draw", "a draw penalty is aimed at this seat: accept, challenge or stack"),
+    ("GIVE", "give", "Wild Dip Into Deck: give one card to the next player"),
+    ("SWAP", "swap", "seven_zero: choose whom to swap hands with"),
+    ("JUMP", "jump-in", "jump_in: play the identical card out of turn, or pass"),
+    ("REROLLED", "rerolled", "dice: after a reroll, play a matching die or draw one"),
+    ("OVER", "over", "the episode has ended"),
+)
+NUM_PHASES = len(PHASES)
+PHASE_NAMES = tuple(name for _, name, _ in PHASES)
+globals().update({f"PH_{const}": i for i, (const, _, _) in enumerate(PHASES)})
+
+# what happens once the colour of a wild is named
+CONT_EFFECT = 0  # the wild's own effect (played card)
+CONT_START = 1  # first card of the round was a Wild: the namer then plays the first turn
+
+# die locations (the ``die_loc`` field): a seat number, or one of these
+LOC_BAG = -1
+LOC_CENTRE = -2
+
+# status codes of a step
+OK = 0
+ERR_ILLEGAL = 1
+ERR_RANGE = 2
+ERR_OVER = 3
+
+
+# ---------------------------------------------------------------------------------------------- the row
+@dataclass(frozen=True)
+class Field:
+    """One field of the state row: ``shape`` () for a scalar, else the array's shape."""
+
+    name: str
+    shape: tuple[int, ...]
+    meaning: str
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape)) if self.shape else 1
+
+
+#: Every field of a game's state, in row order.  Card games keep hands as counts per kind and the piles as
+#: stacks of kinds; UNO Dice tracks each die (place and face) because each die has its own faces, and keeps the
+#: per-kind hand counts beside that for the observer and the legal mask.
+FIELDS: tuple[Field, ...] = (
+    Field("cur", (), "seat to act"),
+    Field("phase", (), "phase (PHASE_NAMES)"),
+    Field("dir", (), "+1 clockwise, -1 counter-clockwise"),
+    Field("top", (), "kind on top of the discard (dice: face of the centre die)"),
+    Field("colour", (), "current colour 0..3"),
+    Field("pending", (), "cards/dice the victim of a draw card will draw"),
+    Field("pending_sym", (), "symbol of the last draw card that added to the penalty, else -1"),
+    Field("wd_guilty", (), "1 when the last challengeable wild was played illegally"),
+    Field("wd_player", (), "seat that played it, else -1"),
+    Field("drawn", (), "kind drawn this turn and still playable (phase drawn), else -1"),
+    Field("drawn_die", (), "die drawn this turn (dice), else -1"),
+    Field("uno_missed", (), "seat that left itself on one card without calling UNO, else -1"),
+    Field("jump_ask", (), "unused, always -1 (kept so that saved rows keep their length)"),
+    Field("jump_from", (), "seat whose card opened a jump-in window, else -1"),
+    Field("dealer", (), "seat that dealt this round (dice: the seat that rolled the centre die)"),
+    Field("round", (), "rounds finished in this episode"),
+    Field("turns", (), "decisions taken this episode"),
+    Field("done", (), "0 running, 1 terminated, 2 truncated"),
+    Field("winner", (), "winner of the last finished round, else -1"),
+    Field("draw_n", (), "cards in the draw pile (dice: dice in the bag)"),
+    Field("disc_n", (), "cards in the discard pile (dice: 1, the centre die)"),
+    Field("cont", (), "what follows the colour choice: 0 the wild's effect, 1 the first turn of the round"),
+    Field("last_player", (), "seat whose card is on top, else -1"),
+    Field("round_points", (), "points scored by the last finished round"),
+    Field("match_winner", (), "winner of the match, else -1"),
+    Field("flips", (), "cards turned up to start the round (including wilds put back)"),
+    Field("played", (), "1 when the acting seat has played a card this turn (a jump-in window follows a play)"),
+    Field("hand_n", (MAX_PLAYERS,), "cards/dice held per seat"),
+    Field("called", (MAX_PLAYERS,), "1 where the seat has called UNO and holds one card"),
+    Field("scores", (MAX_PLAYERS,), "match scores per seat"),
+    # hand .. disc are cleared together at the start of a round (see ``round_cleared``): keep them adjacent
+    Field("hand", (MAX_PLAYERS, MAX_KINDS), "count of each kind held per seat"),
+    Field("disc_count", (MAX_KINDS,), "count of each kind in the discard pile"),
+    Field("draw", (MAX_ITEMS,), "draw pile, top last (dice: the ids of the dice in the bag, unordered)"),
+    Field("disc", (MAX_ITEMS,), "discard pile, top last (dice: [centre die id])"),
+    Field("die_loc", (MAX_DICE,), "dice: seat, LOC_BAG or LOC_CENTRE per die"),
+    Field("die_face", (MAX_DICE,), "dice: face index 0..5 per die"),
+)
+FIELD_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+
+
+def _offsets() -> dict[str, int]:
+    out, pos = {}, 0
+    for f in FIELDS:
+        out[f.name] = pos
+        pos += f.size
+    out["_end"] = pos
+    return out
+
+
+OFFSETS: dict[str, int] = _offsets()
+STATE_LEN: int = OFFSETS.pop("_end")
+#: The names the compiled code reads: S_CUR, S_PHASE, ... for scalars, O_HAND, O_DRAW, ... for array starts.
+CONSTANTS: dict[str, int] = {
+    ("S_" if not f.shape else "O_") + f.name.upper(): OFFSETS[f.name] for f in FIELDS
+}
+globals().update(CONSTANTS)
+#: The span cleared at the start of every round (hands, discard counts, both piles).
+ROUND_CLEARED = (OFFSETS["hand"], OFFSETS["die_loc"])
+
+
+# ---------------------------------------------------------------------------------------------- options array
+#: Slots of the compiled options array (int64) that are not rule options but follow from the game.
+DERIVED_SLOTS = (
+    ("game", "0 classic, 1 pocket, 2 dice"),
+    ("k", "number of kinds"),
+    ("deal", "cards/dice dealt to each hand"),
+    ("num_dice", "dice in the set (dice), else 0"),
+    ("num_cards", "cards in the deck / dice in the set"),
+)
+
+
+def _option_slots() -> tuple[tuple[str, str], ...]:
+    from ..config import OPTIONS  # the options table: each rule option that the rules read names its slot
+
+    return tuple((o.slot, o.doc) for o in OPTIONS.values() if o.slot)
+
+
+CFG_SLOTS: tuple[tuple[str, str], ...] = DERIVED_SLOTS + _option_slots()
+CFG_INDEX: dict[str, int] = {name: i for i, (name, _) in enumerate(CFG_SLOTS)}
+CFG_LEN = len(CFG_SLOTS)
+globals().update({f"C_{name.upper()}": i for name, i in CFG_INDEX.items()})
+
+__all__ = [
+    "MAX_PLAYERS", "MAX_KINDS", "MAX_ITEMS", "MAX_DICE", "GAME_CLASSIC", "GAME_POCKET", "GAME_DICE",
+    "NUM_PHASES", "PHASE_NAMES", "CONT_EFFECT", "CONT_START", "LOC_BAG", "LOC_CENTRE",
+    "OK", "ERR_ILLEGAL", "ERR_RANGE", "ERR_OVER", "STATE_LEN", "ROUND_CLEARED", "CFG_LEN",
+    *(f"PH_{const}" for const, _, _ in PHASES), *CONSTANTS, *(f"C_{name.upper()}" for name in CFG_INDEX),
+]
+
+
+# ---------------------------------------------------------------------------------------------- named views
+def _scalar(off: int):
+    def get(self) -> int:
+        return int(self.row[off])
+
+    def set_(self, value: int) -> None:
+        self.row[off] = value
+
+    return property(get, set_)
+
+
+def _array(off: int, shape: tuple[int, ...]):
+    size = int(np.prod(shape))
+
+    def get(self) -> np.ndarray:
+        return self.row[off: off + size].reshape(shape)
+
+    return property(get)
+
+
+def _batch_scalar(off: int):
+    def get(self) -> np.ndarray:
+        return self.rows[:, off]
+
+    def set_(self, value: Any) -> None:
+        self.rows[:, off] = value
+
+    return property(get, set_)
+
+
+def _batch_array(off: int, shape: tuple[int, ...]):
+    size = int(np.prod(shape))
+
+    def get(self) -> np.ndarray:
+        return self.rows[:, off: off + size].reshape((self.rows.shape[0],) + shape)
+
+    return property(get)
+
+
+class StateView:
+    """Named access to one state row (a view: writes go to the row).
+
+    Scalars read as ``int`` and can be assigned (``v.cur = 1``); arrays are numpy views of their shape
+    (``v.hand[seat, kind]``, ``v.draw[: v.draw_n]``).  The attributes are the names of :data:`FIELDS`.
+    """
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: np.ndarray):
+        if row.ndim != 1 or row.shape[0] != STATE_LEN:
+            raise ValueError(f"a state row is 1-D of length {STATE_LEN}; got shape {row.shape}")
+        self.row = row
+
+    @property
+    def phase_name(self) -> str:
+        return PHASE_NAMES[self.row[OFFSETS["phase"]]]
+
+
+class BatchView:
+    """Named access to a batch of state rows (B, STATE_LEN): scalars are columns, arrays are (B, *shape)."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: np.ndarray):
+        if rows.ndim != 2 or rows.shape[1] != STATE_LEN:
+            raise ValueError(f"a batch of states is 2-D (B, {STATE_LEN}); got shape {rows.shape}")
+        self.rows = rows
+
+
+for _f in FIELDS:
+    _off = OFFSETS[_f.name]
+    if _f.shape:
+        setattr(StateView, _f.name, _array(_off, _f.shape))
+        setattr(BatchView, _f.name, _batch_array(_off, _f.shape))
+    else:
+        setattr(StateView, _f.name, _scalar(_off))
+        setattr(BatchView, _f.name, _batch_scalar(_off))
+del _f, _off
+
+
+def fields_markdown() -> str:
+    """The state fields as a Markdown table (name, shape, meaning)."""
+    lines = ["| field | shape | meaning |", "|---|---|---|"]
+    for f in FIELDS:
+        shape = "scalar" if not f.shape else " x ".join(map(str, f.shape))
+        lines.append(f"| `{f.name}` | {shape} | {f.meaning} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,181 @@
+"""Start and end of a round, and scoring.
+
+Rules: classic deals 7, pocket 5 (seeds 004, 000), one card at a time from the seat left of the dealer, who acts
+first; the first card turned up takes effect on the first player (Skip: skipped; Reverse: direction flips, with
+two players as Skip; Draw Two / Draw One: the first player draws and is skipped).  A wild turned up goes back and
+the pile is reshuffled (``first_wild: reshuffle``), or, classic, the first player names the colour
+(``choose_colour``, the older official sheet).  UNO Dice sets up with ``dice.deal``.  A round ends the moment
+a player has no cards left; a draw card played last still hits the next player and those cards count.  The
+winner scores the points left in the other hands (numbers face value, actions 20, wilds 50; project rules, all games);
+option ``episode``: ``round`` ends the episode, ``match`` plays rounds until a score reaches ``target_score``
+(the dealer moves left; in UNO Dice the round winner starts).  Option ``reward``: ``win_loss`` (+1, -1/(n-1))
+or ``points`` (+-points/target each round).
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from . import common as U
+from . import dice as D
+from . import drawing
+from ._cache import rule_sources, track_dependencies
+from .cards import COL_COLOUR, COL_COUNT, COL_SYMBOL, DRAW_ONE, DRAW_TWO, NO_COLOUR, REVERSE, SKIP, WILD
+from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
+
+track_dependencies(__file__, rule_sources())
+
+
+@njit(cache=True)
+def clear_round(st, cfg):
+    lo, hi = ROUND_CLEARED
+    for i in range(lo, hi):
+        st[i] = 0
+    for seat in range(MAX_PLAYERS):
+        st[O_HAND_N + seat] = 0
+        st[O_CALLED + seat] = 0
+    st[S_PENDING] = 0
+    st[S_PENDING_SYM] = -1
+    st[S_WD_GUILTY] = 0
+    st[S_WD_PLAYER] = -1
+    st[S_DRAWN] = -1
+    st[S_DRAWN_DIE] = -1
+    st[S_UNO_MISSED] = -1
+    st[S_JUMP_ASK] = -1
+    st[S_JUMP_FROM] = -1
+    st[S_DIR] = 1
+    st[S_CONT] = CONT_EFFECT
+    st[S_FLIPS] = 0
+    st[S_PLAYED] = 0
+
+
+@njit(cache=True)
+def deal_cards(st, cfg, spec, dice, rng):
+    n = 0
+    for kind in range(cfg[C_K]):
+        for _ in range(spec[kind, COL_COUNT]):
+            st[O_DRAW + n] = kind
+            n += 1
+    st[S_DRAW_N] = n
+    st[S_DISC_N] = 0
+    U.shuffle(st, O_DRAW, n, rng)
+    deal_from_pile(st, cfg, spec, dice, rng)
+
+
+@njit(cache=True)
+def deal_from_pile(st, cfg, spec, dice, rng):
+    """Deal the hands from the draw pile as it stands (top last) and turn up the first card."""
+    np_ = cfg[C_NP]
+    for _ in range(cfg[C_DEAL]):
+        for i in range(1, np_ + 1):  # one at a time, starting left of the dealer
+            drawing.draw_one(st, cfg, spec, dice, rng, (st[S_DEALER] + i) % np_)
+    first = (st[S_DEALER] + 1) % np_
+    # turn up the first card; wilds go back into the pile, which is reshuffled (first_wild=reshuffle)
+    while True:
+        st[S_FLIPS] += 1
+        n = st[S_DRAW_N] - 1
+        kind = st[O_DRAW + n]
+        sym = spec[kind, COL_SYMBOL]
+        if spec[kind, COL_COLOUR] == NO_COLOUR:
+            if sym == WILD and cfg[C_GAME] == GAME_CLASSIC and cfg[C_FIRST_WILD_CHOOSE] == 1:
+                break
+            U.shuffle(st, O_DRAW, n + 1, rng)
+            continue
+        break
+    st[S_DRAW_N] = n
+    st[O_DISC] = kind
+    st[S_DISC_N] = 1
+    st[O_DISC_COUNT + kind] += 1
+    st[S_TOP] = kind
+    st[S_LAST_PLAYER] = -1
+    st[S_PHASE] = PH_TURN
+    st[S_CUR] = first
+    if spec[kind, COL_COLOUR] == NO_COLOUR:
+        st[S_COLOUR] = 0
+        st[S_PHASE] = PH_COLOUR
+        st[S_CONT] = CONT_START
+        return
+    st[S_COLOUR] = spec[kind, COL_COLOUR]
+    if sym == SKIP:
+        st[S_CUR] = (first + 1) % np_
+    elif sym == REVERSE and np_ == 2:  # acts as Skip; the direction flips as for a played Reverse
+        st[S_DIR] = -1
+        st[S_CUR] = (first + 1) % np_
+    elif sym == REVERSE:
+        st[S_DIR] = -1
+        st[S_CUR] = (st[S_DEALER] - 1 + np_) % np_
+    elif sym == DRAW_TWO or sym == DRAW_ONE:
+        drawing.draw_many(st, cfg, spec, dice, rng, first, 2 if sym == DRAW_TWO else 1)
+        st[S_CUR] = (first + 1) % np_
+
+
+@njit(cache=True)
+def start_round(st, cfg, spec, dice, rng, first_or_dealer):
+    clear_round(st, cfg)
+    st[S_DEALER] = first_or_dealer
+    if cfg[C_GAME] == GAME_DICE:
+        D.deal(st, cfg, spec, dice, rng, first_or_dealer)
+    else:
+        deal_cards(st, cfg, spec, dice, rng)
+
+
+@njit(cache=True)
+def reset(st, rng, cfg, spec, dice, seed):
+    U.seed_rng(rng, seed)
+    for i in range(STATE_LEN):
+        st[i] = 0
+    st[S_WINNER] = -1
+    st[S_MATCH_WINNER] = -1
+    # classic/pocket: the dealer is the last seat, so seat 0 (left of the dealer) acts first;
+    # dice: seat 0 rolls the centre die and acts first
+    start = 0 if cfg[C_GAME] == GAME_DICE else cfg[C_NP] - 1
+    start_round(st, cfg, spec, dice, rng, start)
+
+
+@njit(cache=True)
+def deal_prepared(st, rng, cfg, spec, dice, dealer):
+    """Test hook (card games): start a round from the draw pile already in ``st`` (a whole deck, top last),
+    unshuffled, with ``dealer`` dealing: scenario tests of the deal and of the first card turned up."""
+    n = st[S_DRAW_N]
+    pile = st[O_DRAW: O_DRAW + n].copy()
+    clear_round(st, cfg)
+    st[O_DRAW: O_DRAW + n] = pile
+    st[S_DRAW_N] = n
+    st[S_DISC_N] = 0
+    st[S_DEALER] = dealer
+    deal_from_pile(st, cfg, spec, dice, rng)
+
+
+@njit(cache=True)
+def finish_round(st, cfg, spec, dice, rng, winner, rew):
+    np_ = cfg[C_NP]
+    if st[S_PENDING] > 0:
+        drawing.draw_many(st, cfg, spec, dice, rng, U.next_seat(st, cfg, winner, 1), st[S_PENDING])
+        st[S_PENDING] = 0
+    points = 0
+    for seat in range(np_):
+        if seat != winner:
+            points += U.hand_points(st, cfg, spec, seat)
+    st[O_SCORES + winner] += points
+    st[S_WINNER] = winner
+    st[S_ROUND_POINTS] = points
+    target = cfg[C_TARGET]
+    match_over = cfg[C_EPISODE_MATCH] == 0 or st[O_SCORES + winner] >= target
+    if cfg[C_REWARD_POINTS] == 1:
+        for seat in range(np_):
+            if seat == winner:
+                rew[seat] += points / target
+            else:
+                rew[seat] -= U.hand_points(st, cfg, spec, seat) / target
+    elif match_over:
+        for seat in range(np_):
+            rew[seat] += 1.0 if seat == winner else -1.0 / (np_ - 1)
+    if match_over:
+        st[S_DONE] = 1
+        st[S_PHASE] = PH_OVER
+        st[S_MATCH_WINNER] = winner
+        return
+    st[S_ROUND] += 1
+    if cfg[C_GAME] == GAME_DICE:
+        start_round(st, cfg, spec, dice, rng, winner)
+    else:
+        start_round(st, cfg, spec, dice, rng, (st[S_DEALER] + 1) % np_)
