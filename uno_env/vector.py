@@ -51,6 +51,7 @@ from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
 from .core import batch as K
+from .core import engine as E  # state offsets for the row check (_field_ranges)
 from .core.cards import COL_COUNT, COL_POINTS
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView
 from .core.game import Game, GameMetadata
