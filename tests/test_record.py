@@ -177,10 +177,38 @@ def test_evaluate_record_flag_and_replay_command(tmp_path, capsys):
     assert main(["replay", path, "--seat", "1", "--no-pause"]) == 0
     seat = capsys.readouterr().out
     assert "player_1 hand:" in seat and "player_0 hand:" not in seat
+    assert f"seed {rec.seed}" in every and str(rec.seed) not in seat  # the seed re-deals every hidden card
     assert main(["replay", path, "--seat", "5"]) == 2
     assert "--seat must be a seat in 0..1" in capsys.readouterr().err
     assert main(["replay", str(tmp_path / "none.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_seat_view_hides_the_card_given_by_another_seat(tmp_path, capsys):
+    env = uno_env.raw_env("pocket", num_players=2)
+    for seed in range(300):  # find a deal where a Wild Dip Into Deck leads to a give
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        actions = []
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            mask = env.observe(env.agent_selection)["action_mask"]
+            gives = [a for a in np.flatnonzero(mask) if env.action_names[a].startswith("give ")]
+            a = int(gives[0]) if gives else int(rng.choice(np.flatnonzero(mask)))
+            giver = env.agent_selection
+            env.step(a)
+            actions.append(a)
+            if gives:
+                break
+        if gives:
+            break
+    assert gives, "no give in 300 deals"
+    rec = GameRecord(game="pocket", num_players=2, rules=env.rules.to_dict(), seed=seed, actions=actions)
+    save_record(tmp_path / "g.json", rec)
+    other = 1 - int(giver.split("_")[1])
+    capsys.readouterr()
+    assert main(["replay", str(tmp_path / "g.json"), "--seat", str(other), "--no-pause"]) == 0
+    out = capsys.readouterr().out
+    assert "give a card to the next player" in out and env.action_names[actions[-1]] not in out
 
 
 def test_evaluate_record_into_an_unwritable_place_fails_before_playing(tmp_path, capsys):

@@ -44,9 +44,13 @@ def show_step(step: ReplayStep, total: int, seat: int | None, agents: list[str],
     if step.index == 0:
         head = "deal"
     else:
+        from .viewer.frames import action_text  # the seat view's wording: a given card passes face down
+
         who = step.agent or ""
-        label = agents[int(who.rsplit("_", 1)[1])] if agents and who else ""
-        head = f"step {step.index}/{total}: {who}{f' ({label})' if label else ''} -> {step.action_name}"
+        actor = int(who.rsplit("_", 1)[1])
+        label = agents[actor] if agents and who else ""
+        name = action_text(step.env.game, actor, step.action, seat).split(": ", 1)[1]
+        head = f"step {step.index}/{total}: {who}{f' ({label})' if label else ''} -> {name}"
     print(f"== {head}", file=out)
     print(render_ansi(step.env.game, step.env.unwrapped.game_state.row), file=out)
     for line in _hand_lines(step, seat):
@@ -79,7 +83,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None, inp: TextIO | None 
             return 2
         return 0
     pause = not args.no_pause and inp.isatty() and out.isatty()
-    print(f"{rec.game}, {rec.num_players} players, seed {rec.seed}, {len(rec.actions)} actions"
+    # a seat's view leaves the seed out: with it, anyone can re-deal the game and read the hidden cards
+    seed = f", seed {rec.seed}" if args.seat is None else ""
+    print(f"{rec.game}, {rec.num_players} players{seed}, {len(rec.actions)} actions"
           + (f"; agents: {', '.join(rec.agents)}" if rec.agents else ""), file=out)
     try:
         for step in replay(rec):
