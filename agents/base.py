@@ -16,14 +16,15 @@ Contract of every agent in this package:
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from uno_env.core import observe as O
 from uno_env.core.actions import offsets as action_offsets
-from uno_env.core.queries import RulesQuery
 from uno_env.core.cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, NO_COLOUR
+from uno_env.core.queries import RulesQuery
 
 __all__ = ["Agent", "BaseAgent", "ObsView", "ActionView", "resolve_game", "split_observation", "NoLegalActionError"]
 

@@ -89,7 +89,8 @@ class GreedyAgent(BaseAgent):
             rows = np.flatnonzero(sw.any(axis=1))
             if rows.size:
                 sizes = np.asarray(observations)[rows][:, self.obs_view.hand_sizes][:, 1: 1 + self._n_swap]
-                s = np.where(sw[rows], -sizes.astype(np.int64) * a + rot[rows, av.swap: av.swap + self._n_swap].astype(np.int64),
+                tie_break = rot[rows, av.swap: av.swap + self._n_swap].astype(np.int64)
+                s = np.where(sw[rows], -sizes.astype(np.int64) * a + tie_break,
                              -(2**62))
                 out[rows] = av.swap + np.argmax(s, axis=1)
         return out.astype(np.int64)

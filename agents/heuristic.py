@@ -41,7 +41,6 @@ from uno_env.core.cards import (
     WILD_DRAW_FOUR,
     WILD_DRAW_TWO,
 )
-
 from uno_env.core.queries import PH_COLOUR, PH_DRAWN, PH_GIVE, PH_PENDING, PH_SWAP
 
 from .base import BaseAgent, NoLegalActionError, split_observation
@@ -312,7 +311,7 @@ class HeuristicAgent(BaseAgent):
                 return a
         return legal[0]
 
-    def _table(self, obs: np.ndarray, plays: list[int]) -> "_Table":
+    def _table(self, obs: np.ndarray, plays: list[int]) -> _Table:
         """What the scoring of each play needs to know about the table, read once per decision."""
         ov, av, w = self.obs_view, self.actions, self.weights
         t = _Table()
@@ -341,7 +340,7 @@ class HeuristicAgent(BaseAgent):
         t.match_prob = self._match_model(obs, t.hand)
         return t
 
-    def _score_play(self, t: "_Table", kind: int) -> float:
+    def _score_play(self, t: _Table, kind: int) -> float:
         """The score of playing ``kind`` (higher is better); the terms are added in a fixed order."""
         w = self.weights
         sym = self._symbol[kind]
@@ -353,14 +352,15 @@ class HeuristicAgent(BaseAgent):
         s = 10.0 + w["colour_count"] * colour_left + w["other_match"] * other_left + w["points"] * self._points[kind]
         if self._wild[kind]:
             s = self._score_wild(t, sym, s)
-        skips_next = sym in (SKIP, DRAW_TWO, DRAW_ONE, WILD_DRAW_FOUR, WILD_DRAW_TWO) or (sym == REVERSE and self.n == 2)
+        skips_next = (sym in (SKIP, DRAW_TWO, DRAW_ONE, WILD_DRAW_FOUR, WILD_DRAW_TWO)
+                      or (sym == REVERSE and self.n == 2))
         s = self._score_aim(t, sym, skips_next, left, s)
         s = self._score_denial(t, kind, sym, skips_next, left, new_colour, s)
         if self.seven_zero and not self._wild[kind]:
             s = self._score_seven_zero(t, sym, s)
         return s
 
-    def _colour_named(self, t: "_Table", kind: int, rem: list[int]) -> int:
+    def _colour_named(self, t: _Table, kind: int, rem: list[int]) -> int:
         """The colour after the play: a wild names the colour held most of after it."""
         if not self._wild[kind]:
             return self._colour[kind]
@@ -370,7 +370,7 @@ class HeuristicAgent(BaseAgent):
                 col_counts[self._colour[k]] += rem[k]
         return int(np.argmax(col_counts))
 
-    def _left_after(self, t: "_Table", rem: list[int], new_colour: int, sym: int) -> tuple[int, int, int]:
+    def _left_after(self, t: _Table, rem: list[int], new_colour: int, sym: int) -> tuple[int, int, int]:
         """Cards left after the play: of the new colour, matching by symbol only, wilds."""
         colour_left = other_left = wild_left = 0
         for k in t.held:
@@ -385,7 +385,7 @@ class HeuristicAgent(BaseAgent):
                 other_left += c
         return colour_left, other_left, wild_left
 
-    def _score_wild(self, t: "_Table", sym: int, s: float) -> float:
+    def _score_wild(self, t: _Table, sym: int, s: float) -> float:
         w = self.weights
         if sym in _RESTRICTED:
             if not t.wd_legal:
@@ -398,7 +398,7 @@ class HeuristicAgent(BaseAgent):
             s -= 1.0  # it gives a card away but also draws one: a plain wild is better
         return s
 
-    def _score_aim(self, t: "_Table", sym: int, skips_next: bool, left: int, s: float) -> float:
+    def _score_aim(self, t: _Table, sym: int, skips_next: bool, left: int, s: float) -> float:
         """What the card does to the other players: hit the one close to going out, do not feed one."""
         w, n = self.weights, self.n
         if sym in _DRAW_AMOUNT:
@@ -418,7 +418,7 @@ class HeuristicAgent(BaseAgent):
                 s -= w["feed_penalty"]
         return s
 
-    def _score_denial(self, t: "_Table", kind: int, sym: int, skips_next: bool, left: int, new_colour: int,
+    def _score_denial(self, t: _Table, kind: int, sym: int, skips_next: bool, left: int, new_colour: int,
                       s: float) -> float:
         """The player who faces the new top: can it follow?"""
         w, n = self.weights, self.n
@@ -438,7 +438,7 @@ class HeuristicAgent(BaseAgent):
             s -= w["deny"] * p * closeness
         return s
 
-    def _score_seven_zero(self, t: "_Table", sym: int, s: float) -> float:
+    def _score_seven_zero(self, t: _Table, sym: int, s: float) -> float:
         if sym == 7:
             others = [t.sizes[r] for r in range(1, self.n)]
             if others:

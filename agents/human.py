@@ -10,10 +10,12 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from typing import Any, Callable, TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 import numpy as np
 
+from uno_env.core.cards import COLOURS, WILD_DRAW_FOUR, WILD_DRAW_TWO
 from uno_env.core.queries import (
     PH_COLOUR,
     PH_DRAWN,
@@ -22,9 +24,7 @@ from uno_env.core.queries import (
     PH_PENDING,
     PH_SWAP,
     PHASE_NAMES,
-    RulesQuery,
 )
-from uno_env.core.cards import COLOURS, WILD_DRAW_FOUR, WILD_DRAW_TWO
 
 from .base import BaseAgent, NoLegalActionError, split_observation
 

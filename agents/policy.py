@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -160,7 +161,7 @@ class NumpyPolicyAgent:
 
     @classmethod
     def load(cls, path: str | os.PathLike, game: Any = None, name: str | None = None, deterministic: bool = False,
-             seed: int | None = None) -> "NumpyPolicyAgent":
+             seed: int | None = None) -> NumpyPolicyAgent:
         """The policy in ``path`` (an ``.npz``); with ``game``, checked against its observation and action sizes."""
         pw, info = load_weights(path)
         if game is not None:

@@ -9,8 +9,9 @@ line's ``--trust-pickle``), and then import torch (and ray).  Importing :mod:`ag
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

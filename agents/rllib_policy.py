@@ -20,18 +20,17 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import torch
-from torch import nn
-
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis import InferenceOnlyAPI, ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModule
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+from torch import nn
 
 from .base import BaseAgent, NoLegalActionError, split_observation
 
@@ -41,7 +40,7 @@ __all__ = ["MaskedActorCriticModule", "RllibPolicyAgent", "load_rllib_agent", "i
 #: written by ``training.rllib_train`` into each algorithm checkpoint: game, players, rules, module ids
 METADATA_FILE = "uno_env_rllib.json"
 
-DEFAULT_MODEL_CONFIG: Dict[str, Any] = {
+DEFAULT_MODEL_CONFIG: dict[str, Any] = {
     "hiddens": [256, 256],
     "activation": "tanh",  # tanh | relu
     "obs_transform": "symlog",  # symlog | none
@@ -90,7 +89,8 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
         cfg.update({k: v for k, v in (self.model_config or {}).items() if k in DEFAULT_MODEL_CONFIG})
         # (RLlib merges its own DefaultModelConfig keys, e.g. fcnet_hiddens, into model_config: they are ignored)
         if cfg["activation"] not in _ACTIVATIONS:
-            raise ValueError(f"model_config activation must be one of {sorted(_ACTIVATIONS)}, got {cfg['activation']!r}")
+            raise ValueError(
+                f"model_config activation must be one of {sorted(_ACTIVATIONS)}, got {cfg['activation']!r}")
         if cfg["obs_transform"] not in ("symlog", "none"):
             raise ValueError(f"model_config obs_transform must be 'symlog' or 'none', got {cfg['obs_transform']!r}")
         self.obs_dim, self.num_actions = _split_obs_space(self.observation_space)
@@ -105,7 +105,7 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
             self.vf = _mlp(in_dim, hiddens, 1, cfg["activation"], out_gain=1.0)
 
     # -- helpers ---------------------------------------------------------------------------------------
-    def _features(self, obs: Dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    def _features(self, obs: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         x = obs["observations"].float()
         mask = obs["action_mask"].float()
         if self._symlog:
@@ -121,16 +121,16 @@ class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI)
         return torch.where(mask > 0.5, logits, torch.full_like(logits, FLOAT_MIN))
 
     # -- RLModule API ----------------------------------------------------------------------------------
-    def _forward(self, batch: Dict[str, Any], **kwargs) -> Dict[str, Any]:
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         x, mask = self._features(batch[Columns.OBS])
         return {Columns.ACTION_DIST_INPUTS: self._mask_logits(self.pi(x), mask)}
 
-    def _forward_train(self, batch: Dict[str, Any], **kwargs) -> Dict[str, Any]:
+    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         x, mask = self._features(batch[Columns.OBS])
         # the features double as "embeddings", so compute_values needs no second pass over the input transform
         return {Columns.ACTION_DIST_INPUTS: self._mask_logits(self.pi(x), mask), Columns.EMBEDDINGS: x}
 
-    def compute_values(self, batch: Dict[str, Any], embeddings: Optional[Any] = None) -> torch.Tensor:
+    def compute_values(self, batch: dict[str, Any], embeddings: Any | None = None) -> torch.Tensor:
         """The value estimate of every observation in ``batch``."""
         if embeddings is None:
             embeddings, _ = self._features(batch[Columns.OBS])
@@ -163,7 +163,7 @@ def _read_metadata(d: Path) -> dict:
     return {}
 
 
-def find_module_dir(path: str | os.PathLike, module_id: Optional[str] = None) -> tuple[Path, dict]:
+def find_module_dir(path: str | os.PathLike, module_id: str | None = None) -> tuple[Path, dict]:
     """The RLModule directory inside an RLlib checkpoint, and the uno-env metadata found next to it.
 
     ``path`` may be an algorithm checkpoint (``rllib_checkpoint.json`` + ``learner_group/``), a run directory
@@ -216,8 +216,8 @@ class RllibPolicyAgent(BaseAgent):
 
     name = "rllib"
 
-    def __init__(self, game: Any, seed: Optional[int] = None, *, path: Optional[str] = None,
-                 module: Optional[RLModule] = None, module_id: Optional[str] = None, deterministic: bool = True):
+    def __init__(self, game: Any, seed: int | None = None, *, path: str | None = None,
+                 module: RLModule | None = None, module_id: str | None = None, deterministic: bool = True):
         super().__init__(game, seed)
         if (path is None) == (module is None):
             raise TypeError("RllibPolicyAgent needs exactly one of path= or module=")
@@ -299,7 +299,7 @@ class RllibPolicyAgent(BaseAgent):
         out[~masks.any(axis=1)] = 0
         return out
 
-    def act(self, observation: Any, action_mask: Optional[np.ndarray] = None) -> int:
+    def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
         """The policy's action for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask = split_observation(observation, action_mask)
         self._check_mask(mask)
@@ -308,8 +308,8 @@ class RllibPolicyAgent(BaseAgent):
         return int(self.act_batch(obs[None, :], mask[None, :])[0])
 
 
-def load_rllib_agent(checkpoint_path: str | os.PathLike, game: Any, seed: Optional[int] = None, *,
-                     module_id: Optional[str] = None, deterministic: bool = True) -> RllibPolicyAgent:
+def load_rllib_agent(checkpoint_path: str | os.PathLike, game: Any, seed: int | None = None, *,
+                     module_id: str | None = None, deterministic: bool = True) -> RllibPolicyAgent:
     """A trained RLlib policy as an arena agent.
 
     ``checkpoint_path``: an algorithm checkpoint of ``uno-env train-rllib`` (``runs/NAME/final`` or

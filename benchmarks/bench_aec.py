@@ -18,9 +18,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _baselines  # noqa: E402
-
 import uno_env  # noqa: E402
+
+import _baselines  # noqa: E402
 
 
 def uno_env_aec_steps_per_sec(game: str, seconds: float, repeats: int, num_players: int = 2, seed: int = 0):
@@ -36,7 +36,7 @@ def uno_env_aec_steps_per_sec(game: str, seconds: float, repeats: int, num_playe
         while time.perf_counter() < deadline:
             env.reset(seed=seed + 1000 * rep + episode)
             episode += 1
-            for agent in env.agent_iter():
+            for _agent in env.agent_iter():
                 obs, reward, termination, truncation, info = env.last()
                 if termination or truncation:
                     action = None

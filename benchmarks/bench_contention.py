@@ -65,7 +65,7 @@ def stop_busy(procs: list[subprocess.Popen]) -> None:
 
 def steps_per_sec(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float) -> tuple[float, float]:
     """(steps/s, CPU-seconds this process used per second) over ``seconds`` of stepping ``env``."""
-    obs, masks, seats = env.observations, env.masks, env.seats
+    obs, masks, _seats = env.observations, env.masks, env.seats
     calls = 0
     cpu0 = time.process_time()
     start = time.perf_counter()

@@ -24,12 +24,11 @@ import sys
 import time
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _baselines  # noqa: E402
-
 import uno_env  # noqa: E402
 from uno_env.vector import RandomLegalPolicy, UnoSingleAgentVectorEnv, UnoVectorEnv  # noqa: E402
+
+import _baselines  # noqa: E402
 
 
 def vector_steps_per_sec(game: str, num_players: int, batch: int, seconds: float, repeats: int, seed: int = 0,

@@ -17,7 +17,7 @@ import argparse
 import torch
 from tensordict.nn import TensorDictModule
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
-from torchrl.envs.utils import MarlGroupMapType, set_exploration_type, ExplorationType
+from torchrl.envs.utils import ExplorationType, MarlGroupMapType, set_exploration_type
 from torchrl.modules import MLP, MaskedCategorical, ProbabilisticActor
 from torchrl.objectives.value.functional import reward2go
 

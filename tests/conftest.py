@@ -11,7 +11,8 @@ draw pile (or under the discard pile), so conservation holds and the test knows 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pytest
@@ -93,7 +94,7 @@ def _assign_dice(game, wanted: list[tuple[Any, str]]) -> dict[int, tuple[Any, in
     """Bipartite matching of (location, kind name) requests to distinct dice that have that face."""
     names = game.kinds.names
     options = []
-    for loc, name in wanted:
+    for _loc, name in wanted:
         k = names.index(name)
         options.append([(die, int(np.flatnonzero(game.dice[die] == k)[0]))
                         for die in range(game.dice.shape[0]) if (game.dice[die] == k).any()])

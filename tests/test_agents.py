@@ -13,8 +13,8 @@ import pytest
 import uno_env
 from uno_env.agents import Agent, GreedyAgent, HeuristicAgent, RandomAgent, load_agent
 from uno_env.agents.base import ActionView, NoLegalActionError, ObsView
-from uno_env.agents.rlcard_rule import RLCardRuleAgent
 from uno_env.agents.registry import SB3PolicyAgent, UnknownAgentError, available_agents, make_agent
+from uno_env.agents.rlcard_rule import RLCardRuleAgent
 from uno_env.config import make_rules
 from uno_env.core import engine as E
 from uno_env.core.game import Game

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import uno_env
-
+from uno_env.cli import main
 from uno_env.training.evaluate import (
     IllegalAgentActionError,
     format_table,
@@ -19,7 +19,6 @@ from uno_env.training.evaluate import (
     seat_lineup,
     wilson_interval,
 )
-from uno_env.cli import main
 
 
 def test_wilson_interval_known_values():
@@ -157,7 +156,7 @@ def test_play_game_record():
     env.reset(seed=5)
     for a in rec["actions"]:
         env.step(int(a))
-    assert all(env.terminations.values()) and env.rewards["player_%d" % rec["winner"]] > 0
+    assert all(env.terminations.values()) and env.rewards[f"player_{rec['winner']}"] > 0
 
 
 # ---------------------------------------------------------------------------------------------- CLI

@@ -225,7 +225,8 @@ def test_float_option():
     assert type(RuleConfig.make("classic", uno_catch_probability=1).uno_catch_probability) is float
     assert RuleConfig.make("classic", uno_catch_probability=0.25).uno_catch_probability == 0.25
     for bad in (True, "0.5", None):
-        with pytest.raises(ValueError, match=r"'uno_catch_probability' must be a number in the range 0\.0\.\.1\.0; got"):
+        with pytest.raises(ValueError,
+                           match=r"'uno_catch_probability' must be a number in the range 0\.0\.\.1\.0; got"):
             RuleConfig.make("classic", uno_catch_probability=bad)
     for bad in (-0.01, 1.5, float("nan"), float("inf")):
         with pytest.raises(ValueError, match=r"'uno_catch_probability' must be a number in the range 0\.0\.\.1\.0; "

@@ -92,7 +92,7 @@ def test_game_seed_is_documented_derivation(game):
     """reset(seed=s), reset(), ... deal episode e from the e-th splitmix64 output of s, halved (README, Seeding)."""
     env = make_env(game, seed=123)
     g = env.unwrapped.game
-    for e, word in enumerate(_splitmix64_outputs(123, 3)):
+    for _e, word in enumerate(_splitmix64_outputs(123, 3)):
         st, rng = g.new_states(1)
         E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, word >> 1)
         assert np.array_equal(st[0], env.unwrapped.game_state.row) and rng[0, 0] == env.unwrapped.prng_state[0]

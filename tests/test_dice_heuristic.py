@@ -1,7 +1,6 @@
 """The UNO Dice heuristic (agents/dice_heuristic.py): its rules on hand-made positions, and its strength."""
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from uno_env.agents.dice_heuristic import DiceHeuristicAgent
@@ -9,7 +8,7 @@ from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.config import make_rules
 from uno_env.core.game import Game
 
-from conftest import E, aid, dice_scenario, make_env
+from conftest import aid, dice_scenario, make_env
 
 
 def _choice(env) -> str:

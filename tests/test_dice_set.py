@@ -102,7 +102,7 @@ def test_face_index_array():
 def test_dice_set_is_hashable_and_frozen():
     ds = load_dice_set()
     assert hash(ds) == hash(load_dice_set())
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):  # FrozenInstanceError
         ds.name = "x"  # type: ignore[misc]
 
 

@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import uno_env
-from uno_env.core import engine as E
 from uno_env.gym_env import MaskedDiscrete, UnoGymEnv
 
 ROOT = Path(__file__).resolve().parent.parent

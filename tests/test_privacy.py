@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from conftest import E, make_env, random_play
+from conftest import make_env, random_play
 
 HOUSE = {"stacking": True, "seven_zero": True, "jump_in": True}
 

@@ -9,8 +9,7 @@ import pytest
 import uno_env
 from uno_env.config import RuleConfig
 
-from conftest import E, act, deal_prepared, deck_counts, hands, legal, make_env, obs_block, scenario, sd, sizes
-
+from conftest import act, deal_prepared, deck_counts, hands, legal, make_env, obs_block, scenario, sd, sizes
 
 
 def cs(rules=None, **kw):

@@ -12,7 +12,7 @@ import uno_env
 from uno_env.core.cards import COL_SYMBOL
 from uno_env.core.layout import StateView
 
-from conftest import E, act, aid, dice_scenario, hands, legal, make_env, obs_block, sd, sizes
+from conftest import E, act, aid, dice_scenario, legal, make_env, obs_block, sd, sizes
 
 DS = dice_scenario
 

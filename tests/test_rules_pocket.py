@@ -7,7 +7,7 @@ import pytest
 
 from uno_env.config import RuleConfig
 
-from conftest import E, act, deal_prepared, deck_counts, hands, legal, make_env, obs_block, scenario, sd, sizes
+from conftest import act, deal_prepared, deck_counts, hands, legal, make_env, obs_block, scenario, sd, sizes
 
 # every pocket card exists once: filler hands of distinct cards
 F1 = ["yellow 1", "yellow 2", "yellow 3", "yellow 4", "yellow 6"]

@@ -96,7 +96,7 @@ def test_state_before_reset_is_an_order_error():
 def _play_to_end(env, seed=0):
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
             return env

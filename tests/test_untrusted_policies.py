@@ -59,7 +59,7 @@ def test_crafted_sb3_zip_does_run_code_when_trusted(tmp_path):
     pytest.importorskip("sb3_contrib")
     marker = tmp_path / "marker"
     evil = _evil_zip(tmp_path, marker)
-    with pytest.raises(Exception):
+    with pytest.raises(ValueError):  # UnknownAgentError: the unpickled "model" is unusable
         load_agent(str(evil), "classic", allow_pickle=True)  # the payload runs, then the "model" is unusable
     assert marker.read_text() == "pwned"
 
@@ -109,8 +109,8 @@ def _tiny_policy(tmp_path: Path, game) -> Path:
 
 
 def test_npz_policy_round_trip_and_checks(tmp_path):
-    from uno_env.core.game import Game
     from uno_env.config import make_rules
+    from uno_env.core.game import Game
 
     game = Game(make_rules("classic", 2, None))
     path = _tiny_policy(tmp_path, game)

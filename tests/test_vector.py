@@ -553,7 +553,7 @@ def test_batched_observer_hides_what_the_seat_may_not_know(name):
     pol = V.RandomLegalPolicy(1)
     rng = np.random.default_rng(9)
     changed_other = 0
-    for round_ in range(6):
+    for _round in range(6):
         for _ in range(7):
             obs, masks, seats, *_ = env.step(pol.act_batch(obs, masks))
         seen = env.observe(seats)

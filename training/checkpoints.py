@@ -16,8 +16,16 @@ from typing import Any
 
 import numpy as np
 
-from .config import (ConfigError, TrainConfig, apply_overrides, check_writable_dir, config_from_dict,
-                     config_to_dict, parse_overrides, read_yaml)
+from .config import (
+    ConfigError,
+    TrainConfig,
+    apply_overrides,
+    check_writable_dir,
+    config_from_dict,
+    config_to_dict,
+    parse_overrides,
+    read_yaml,
+)
 
 __all__ = ["CHECKPOINT_DIR", "STATE_FILE", "COMPLETE_MARK", "TrainError", "prepare_run", "latest_checkpoint",
            "save_checkpoint", "read_json", "write_json", "rng_states", "restore_rng_states"]

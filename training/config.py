@@ -30,9 +30,10 @@ import re
 import tempfile
 import types
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Literal, Mapping, Optional, Union
+from typing import Any, Literal, Union
 
 import yaml
 
@@ -72,7 +73,7 @@ class GameConfig:
     game: Literal["classic", "pocket", "dice"] = "classic"
     num_players: int = field(default=2, metadata=_meta(min=2, max=10))
     # None = the game's standard rules; a preset name ("standard", "rlcard"), a rules YAML path or a dict
-    rules: Optional[Union[str, dict]] = None
+    rules: str | dict | None = None
 
 
 @dataclass
@@ -118,7 +119,7 @@ class EnvConfig(GameConfig):
     """The game the learner plays and how its environments run."""
 
     # the learner's seat: a fixed seat, or "random" (drawn every episode)
-    learner_seat: Union[int, Literal["random"]] = "random"
+    learner_seat: int | Literal["random"] = "random"
     # batched: uno_env.vector's SB3 VecEnv over the compiled core; subproc/dummy: SB3 VecEnvs over UnoGymEnv
     vec_env: Literal["batched", "subproc", "dummy"] = "dummy"
     n_envs: int = field(default=16, metadata=_meta(min=1))
@@ -152,7 +153,7 @@ class PPOConfig:
     ent_coef: float = field(default=0.01, metadata=_meta(min=0.0))
     vf_coef: float = field(default=0.5, metadata=_meta(min=0.0))
     max_grad_norm: float = field(default=0.5, metadata=_meta(min_excl=0.0))
-    target_kl: Optional[float] = None
+    target_kl: float | None = None
     normalize_advantage: bool = True
 
 
@@ -217,7 +218,7 @@ class RllibResourcesConfig:
     num_cpus_per_learner: float = field(default=1.0, metadata=_meta(min=0.0))
     num_gpus_per_learner: float = field(default=0.0, metadata=_meta(min=0.0))
     # env steps per EnvRunner per sample() call: "auto" (= train batch / (runners x envs)) or a number
-    rollout_fragment_length: Union[int, Literal["auto"]] = "auto"
+    rollout_fragment_length: int | Literal["auto"] = "auto"
     # torch threads in the driver (and local EnvRunner/Learner); 0 = torch's default
     torch_threads: int = field(default=1, metadata=_meta(min=0))
 
@@ -247,7 +248,7 @@ class RllibPPOConfig:
     entropy_coeff: float = field(default=0.01, metadata=_meta(min=0.0))
     vf_loss_coeff: float = field(default=0.5, metadata=_meta(min=0.0))
     use_kl_loss: bool = False
-    grad_clip: Optional[float] = 0.5
+    grad_clip: float | None = 0.5
 
 
 @dataclass
@@ -289,7 +290,7 @@ class RllibRayConfig:
     """Where Ray runs."""
 
     # None: $RAY_ADDRESS if set (ray job submit sets it), else a new local Ray; "auto": a running cluster
-    address: Optional[str] = None
+    address: str | None = None
     # quieter Ray logs (driver side)
     log_to_driver: bool = True
 
@@ -493,7 +494,7 @@ def _validate_rllib(cfg: RllibTrainConfig) -> None:
                           "positive weight")
 
 
-def _check_common(cfg: Union[TrainConfig, RllibTrainConfig]) -> None:
+def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
     """The checks of the sections both trainers share: name, runs_dir, game and rules, pool, evaluation."""
     if not cfg.name or "/" in cfg.name or os.sep in cfg.name or cfg.name in (".", ".."):
         raise ConfigError(f"config key 'name': must be a plain directory name, got {cfg.name!r}")

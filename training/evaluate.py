@@ -298,7 +298,8 @@ def _rate(records, cycle, stats: list[AgentStats]) -> None:
     try:
         from openskill.models import PlackettLuce
     except ImportError as exc:
-        raise ImportError("rating a pool of agents needs openskill: pip install openskill (in the train extra)") from exc
+        raise ImportError(
+            "rating a pool of agents needs openskill: pip install openskill (in the train extra)") from exc
     model = PlackettLuce()
     ratings = [model.rating(name=s.name) for s in stats]
     for i, rec in records:

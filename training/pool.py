@@ -15,7 +15,8 @@ The pool's state (snapshot list, whether self-play is on, the random stream) goe
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

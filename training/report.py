@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping, Sequence
 from statistics import NormalDist
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .evaluate import wilson_interval as arena_wilson_interval
 
@@ -31,10 +32,10 @@ def verdict(row: Mapping[str, Any], num_players: int) -> str:
     share = fair_share(num_players)
     lo, hi = row["ci_low"], row["ci_high"]
     if lo > share:
-        return "beats it (interval above {:.0%})".format(share)
+        return f"beats it (interval above {share:.0%})"
     if hi < share:
-        return "loses to it (interval below {:.0%})".format(share)
-    return "not distinguishable from an even match (interval contains {:.0%})".format(share)
+        return f"loses to it (interval below {share:.0%})"
+    return f"not distinguishable from an even match (interval contains {share:.0%})"
 
 
 def _pct(x: float) -> str:
@@ -64,11 +65,13 @@ def markdown_report(summary: Mapping[str, Any]) -> str:
         "|---|---|",
         f"| steps (learner decisions) | {summary['steps']:,} |",
         f"| seed | {summary['seed']} |",
-        f"| wall time | {_duration(summary['wall_time_seconds'])} (training {_duration(summary['train_time_seconds'])}, "
+        f"| wall time | {_duration(summary['wall_time_seconds'])} "
+        f"(training {_duration(summary['train_time_seconds'])}, "
         f"final evaluation {_duration(summary['final_eval_seconds'])}) |",
         f"| sessions (1 + resumes) | {summary.get('sessions', 1)} |",
         f"| environments | {env['n_envs']} x {env['vec_env']} |",
-        f"| final policy | `{os.path.basename(summary['policy'])}` (load by path: `uno-env evaluate {summary['policy']} "
+        f"| final policy | `{os.path.basename(summary['policy'])}` "
+        f"(load by path: `uno-env evaluate {summary['policy']} "
         f"heuristic --game {env['game']} -n {n}`) |",
         "",
         f"## Final arena ({_pct(conf)} Wilson intervals; seats rotate; a truncated game is a win for nobody)",

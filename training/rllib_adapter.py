@@ -22,11 +22,11 @@ On top of that wrapper this adapter
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
-
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
@@ -46,7 +46,7 @@ def convert_obs(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 class UnoMultiAgentEnv(MultiAgentEnv):
     """UNO (classic, pocket or dice) for RLlib's new API stack; see the module docstring."""
 
-    def __init__(self, config: Optional[Mapping[str, Any]] = None):
+    def __init__(self, config: Mapping[str, Any] | None = None):
         super().__init__()
         cfg = dict(config or {})
         unknown = set(cfg) - set(ENV_CONFIG_KEYS)
@@ -71,7 +71,7 @@ class UnoMultiAgentEnv(MultiAgentEnv):
         self.observation_space = gym.spaces.Dict(self.observation_spaces)
         self.action_space = gym.spaces.Dict(self.action_spaces)
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None):
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Reset the game; returns the first seat's observation and the infos (RLlib's ``MultiAgentEnv.reset``)."""
         obs, infos = self.pz.reset(seed=seed, options=options)
         return {a: convert_obs(o) for a, o in obs.items()}, dict(infos or {})

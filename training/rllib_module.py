@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from typing import Any, Dict
+from typing import Any
 
 import numpy as np
 import torch
@@ -56,7 +56,7 @@ class BaselineRLModule(RLModule):
         seed = cfg.get("seed")
         self.agent = load_agent(cfg["agent"], game, seed=None if seed is None else int(seed))
 
-    def _forward(self, batch: Dict[str, Any], **kwargs) -> Dict[str, Any]:
+    def _forward(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         obs = batch[Columns.OBS]
         x = obs["observations"]
         m = obs["action_mask"]
@@ -69,7 +69,7 @@ class BaselineRLModule(RLModule):
             actions[live] = self.agent.act_batch(x[live].astype(np.float32), m[live])
         return {Columns.ACTIONS: torch.from_numpy(actions)}
 
-    def _forward_train(self, batch: Dict[str, Any], **kwargs) -> Dict[str, Any]:
+    def _forward_train(self, batch: dict[str, Any], **kwargs) -> dict[str, Any]:
         raise NotImplementedError("BaselineRLModule is frozen: leave it out of policies_to_train")
 
     def compile(self, *args, **kwargs):  # called on TorchRLModules by some code paths; nothing to compile

@@ -18,14 +18,16 @@ scales from one machine to a Ray cluster.  The script reads top to bottom:
    ``snapshot_<k>``, frozen copies of ``main`` for self-play; ``baseline_<name>``, frozen baselines from
    ``agents/`` (:class:`BaselineRLModule`).  Only ``main`` is trained.
 5. **Seats**: :class:`SeatMapping` maps each seat to a module per episode: one seat is always ``main``; every
-   other seat is drawn from the opponent pool of ``uno-env train`` (:class:`training.pool.OpponentPool`): a snapshot (probability ``opponents.selfplay_prob``, once there is one), a baseline
+   other seat is drawn from the opponent pool of ``uno-env train`` (:class:`training.pool.OpponentPool`): a
+   snapshot (probability ``opponents.selfplay_prob``, once there is one), a baseline
    (``opponents.baseline_prob``) or ``main`` too.  ``baseline_prob: 0`` and ``selfplay_prob: 0`` is one shared
    policy for every seat; ``baseline_prob: 1`` is the learner against frozen baselines.
 6. **Self-play**: :class:`SelfPlayCallback` copies ``main``'s weights into the next snapshot slot every
    ``opponents.snapshot_every`` iterations (from ``opponents.selfplay_start`` on) and logs ``main``'s win rate
    against each kind of opponent.
 7. **Evaluation**: every ``evaluation.every`` iterations RLlib calls :func:`arena_evaluation`, which plays the
-   arena (``training.evaluate.against_baselines``, as ``uno-env train`` does) with the current ``main`` against each baseline; the win rates land
+   arena (``training.evaluate.against_baselines``, as ``uno-env train`` does) with the current ``main`` against
+   each baseline; the win rates land
    in the result under ``evaluation/arena`` and in ``progress.jsonl``.
 8. **Checkpoints**: ``checkpoints/iter_<N>/`` every ``checkpoint_every`` iterations and ``final/`` at the end
    (RLlib algorithm checkpoints plus ``uno_env_rllib.json``); ``--restore PATH`` continues from one, and
@@ -48,13 +50,14 @@ import sys
 import time
 import zlib
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 import yaml
 
 from .config import ConfigError, RllibTrainConfig, load_rllib_config
-from .pool import SELF, SNAPSHOT_PREFIX as POOL_SNAPSHOT, OpponentPool
+from .pool import SELF, OpponentPool
+from .pool import SNAPSHOT_PREFIX as POOL_SNAPSHOT
 
 __all__ = ["RllibTrainConfig", "load_rllib_config", "build_algorithm_config", "SeatMapping", "SelfPlayCallback",
            "arena_evaluation", "train", "add_arguments", "run", "MAIN", "SNAPSHOT_PREFIX", "BASELINE_PREFIX"]
@@ -572,7 +575,7 @@ def _init_ray(cfg: RllibTrainConfig) -> None:
     ray.init(address=address, **kwargs)
 
 
-def train(cfg: RllibTrainConfig, run_dir: Path, restore: Optional[str] = None, log=print) -> dict[str, Any]:
+def train(cfg: RllibTrainConfig, run_dir: Path, restore: str | None = None, log=print) -> dict[str, Any]:
     """Train until a stop limit; returns the last summary plus the final checkpoint path and final arena."""
     import torch
 

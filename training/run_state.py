@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .checkpoints import rng_states, save_checkpoint
 from .config import TrainConfig, config_to_dict

@@ -21,7 +21,8 @@ from uno_env.agents.registry import load_agent
 
 from .pool import SNAPSHOT_PREFIX, OpponentPool  # noqa: F401  (re-exported: the pool lives in training.pool)
 
-__all__ = ["UnoFeatures", "PolicyWeights", "export_policy", "save_weights", "load_weights", "SnapshotAgent", "OpponentPool",
+__all__ = ["UnoFeatures", "PolicyWeights", "export_policy", "save_weights", "load_weights", "SnapshotAgent",
+           "OpponentPool",
            "make_baseline", "make_opponent"]
 
 

@@ -5,7 +5,7 @@ options, the observation layout and the action table of each game.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _game(game: str):
     from .config import RuleConfig
     from .core.game import Game

@@ -19,7 +19,7 @@ import itertools
 import os
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 ENV_VAR = "UNO_ENV_NUM_THREADS"
 MIN_CHUNK = 64  # games per chunk at least: below that a chunk costs more to hand over than to run

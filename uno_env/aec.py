@@ -7,7 +7,8 @@ checks inside the environment, because three stacked wrappers' attribute forward
 from __future__ import annotations
 
 import numbers
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -16,19 +17,19 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from ._exact_copy import ExactCopy
-from .config import RuleConfig, make_rules
-from .yaml_io import short_repr
+from .config import make_rules
 from .core import engine as E
 from .core.cards import COL_COUNT, COL_POINTS
-from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.game import Game, GameMetadata
+from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.observe import observe_one, step_and_observe
+from .render import render_ansi
 from .seeding import check_seed, episode_seed, random_seed
+from .state_vector import StateEncoder
+from .yaml_io import short_repr
 
 _step_and_observe = step_and_observe
 _observe_one = observe_one
-from .render import render_ansi
-from .state_vector import StateEncoder
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 

@@ -364,7 +364,7 @@ def _check_dice_set_path(spec: OptionSpec, game: str, value: Any) -> str:
     return value
 
 
-def _load_dice_set(game: str, path: str) -> "DiceSet":
+def _load_dice_set(game: str, path: str) -> DiceSet:
     from uno_env.core.dice_set import load_dice_set
 
     try:
@@ -452,7 +452,7 @@ class _RuleConfigBase:
                 )
 
     @classmethod
-    def make(cls, game: str, preset: str | None = None, **overrides: Any) -> "RuleConfig":
+    def make(cls, game: str, preset: str | None = None, **overrides: Any) -> RuleConfig:
         """The rules of ``game``: the ``preset`` (default ``"standard"``) with ``overrides``."""
         _check_game(game)
         values = dict(_check_preset(game, preset))
@@ -465,7 +465,7 @@ class _RuleConfigBase:
         return cls(game=game, **values)
 
     @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> "RuleConfig":
+    def from_dict(cls, d: Mapping[str, Any]) -> RuleConfig:
         """Build from a mapping: ``game`` (required), optional ``preset``, then options."""
         if not isinstance(d, Mapping):
             raise ValueError(
@@ -484,7 +484,7 @@ class _RuleConfigBase:
         return cls.make(d["game"], d.get("preset"), **rest)
 
     @classmethod
-    def from_yaml(cls, path: str | os.PathLike) -> "RuleConfig":
+    def from_yaml(cls, path: str | os.PathLike) -> RuleConfig:
         """Read a rules YAML file (``game:``, optional ``preset:``, then options).
 
         A relative ``dice_set`` path is resolved against the YAML file's directory.
@@ -545,7 +545,7 @@ class _RuleConfigBase:
         """The config as YAML text that :meth:`from_yaml` reads back."""
         return yaml.safe_dump(self.to_dict(), sort_keys=False)
 
-    def replace(self, **overrides: Any) -> "RuleConfig":
+    def replace(self, **overrides: Any) -> RuleConfig:
         """A new config with ``overrides`` applied, validated like :meth:`make`."""
         if "game" in overrides:
             raise ValueError(
@@ -565,7 +565,7 @@ class _RuleConfigBase:
         defaults = _defaults(self.game)
         return {k: v for k, v in self.options().items() if v != defaults[k]}
 
-    def load_dice_set(self) -> "DiceSet":
+    def load_dice_set(self) -> DiceSet:
         """The validated dice set (UNO Dice only)."""
         if self.game != "dice":
             raise ValueError(f"game {self.game!r} has no dice set; only 'dice' does")
@@ -641,8 +641,8 @@ def rules_table_markdown(game: str | None = None) -> str:
         if game is not None and not spec.applies_to(game):
             continue
         games = spec.games if game is None else (game,)
-        default = _per_game(spec, games, lambda g: _md(spec.default[g]))
-        allowed = _per_game(spec, games, lambda g: _allowed_md(spec, g))
+        default = _per_game(spec, games, lambda g, spec=spec: _md(spec.default[g]))
+        allowed = _per_game(spec, games, lambda g, spec=spec: _allowed_md(spec, g))
         row = [
             f"`{name}`",
             ", ".join(spec.games),

@@ -27,7 +27,8 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import gymnasium
 import numpy as np

@@ -7,14 +7,15 @@ package declares under the ``uno_env.agent_loader`` entry-point group; uno-env's
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Callable
+from functools import cache
 from importlib.metadata import entry_points
-from typing import Any, Callable
+from typing import Any
 
 ENTRY_POINT_GROUP = "uno_env.agent_loader"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _loader() -> Callable[..., Any]:
     found = {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
     if not found:

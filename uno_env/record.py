@@ -22,8 +22,9 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -134,7 +135,7 @@ class GameRecord:
         return json.dumps(self.to_dict(), separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, d: Any) -> "GameRecord":
+    def from_dict(cls, d: Any) -> GameRecord:
         """A record from plain data; RecordError names the first bad field."""
         if not isinstance(d, Mapping):
             raise RecordError(f"a record must be a JSON object, got {_short(d)}")
@@ -155,7 +156,7 @@ class GameRecord:
                    actions=d["actions"], agents=d.get("agents", []), result=d.get("result"))
 
     @classmethod
-    def from_json(cls, text: str | bytes) -> "GameRecord":
+    def from_json(cls, text: str | bytes) -> GameRecord:
         """A record from JSON text (size-capped); RecordError for bad JSON or a bad field."""
         if len(text) > MAX_RECORD_BYTES:
             raise RecordError(f"record is {len(text)} bytes; at most {MAX_RECORD_BYTES} are read")

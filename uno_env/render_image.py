@@ -6,8 +6,9 @@ Gymnasium env shows the learner's).  Dice hands are public in UNO Dice, so they 
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any, Mapping
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +25,7 @@ def card_colour(name: str) -> str:
     return first if first in _CARD_RGB else "wild"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _font(size: int):
     from PIL import ImageFont
 

@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -51,14 +52,16 @@ from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
 from .core import batch as K
-from .core import engine as E
 from .core.cards import COL_COUNT, COL_POINTS
-from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView
 from .core.game import Game, GameMetadata
+from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView
+from .core.validate import range_faults, row_problem
 from .opponents import load_opponent
 
 __all__ = [
-    "UnoVectorEnv", "UnoSingleAgentVectorEnv", "UnoGymVectorEnv", "RandomLegalPolicy", "make_gym_vector_env",
+    # UnoGymVectorEnv is built on first use (module __getattr__), so gymnasium.vector is imported only then
+    "UnoVectorEnv", "UnoSingleAgentVectorEnv", "UnoGymVectorEnv",  # noqa: F822
+    "RandomLegalPolicy", "make_gym_vector_env",
     "make_sb3_vec_env", "game_seed", "episode_seeds",
 ]
 
@@ -124,73 +127,6 @@ class RandomLegalPolicy:
     def act(self, observation: np.ndarray | None, action_mask: np.ndarray) -> int:
         """One uniformly random legal action of ``action_mask``."""
         return int(self.act_batch(None, np.asarray(action_mask)[None, :])[0])
-
-
-def _field_ranges(game: Game) -> list[tuple[str, int, int, int]]:
-    """(name, column, lowest, highest) of every state scalar the kernels use as an index or a loop bound."""
-    n, k = game.num_players, game.num_kinds
-    nd = game.dice.shape[0] if game.name == "dice" else 0
-    return [
-        ("current seat", E.S_CUR, 0, n - 1), ("phase", E.S_PHASE, 0, E.NUM_PHASES - 1),
-        ("direction", E.S_DIR, -1, 1), ("top kind", E.S_TOP, 0, k - 1), ("colour", E.S_COLOUR, 0, 3),
-        ("pending draw", E.S_PENDING, 0, E.MAX_ITEMS),
-        ("pending symbol", E.S_PENDING_SYM, -1, int(game.spec[:, 1].max())),
-        ("wild draw player", E.S_WD_PLAYER, -1, n - 1), ("wild draw guilty", E.S_WD_GUILTY, 0, 1),
-        ("drawn kind", E.S_DRAWN, -1, k - 1), ("drawn die", E.S_DRAWN_DIE, -1, nd - 1),
-        ("UNO missed seat", E.S_UNO_MISSED, -1, n - 1), ("jump-in seat", E.S_JUMP_ASK, -1, n - 1),
-        ("jump-in opener", E.S_JUMP_FROM, -1, n - 1), ("dealer", E.S_DEALER, 0, n - 1),
-        ("round", E.S_ROUND, 0, 2**31 - 1), ("turns", E.S_TURNS, 0, 2**31 - 1), ("done", E.S_DONE, 0, 2),
-        ("round winner", E.S_WINNER, -1, n - 1), ("draw pile size", E.S_DRAW_N, 0, nd if nd else E.MAX_ITEMS),
-        ("discard pile size", E.S_DISC_N, 1, 1 if nd else E.MAX_ITEMS), ("continuation", E.S_CONT, 0, 1),
-        ("last player", E.S_LAST_PLAYER, -1, n - 1), ("match winner", E.S_MATCH_WINNER, -1, n - 1),
-        ("played flag", E.S_PLAYED, 0, 1),
-    ]
-
-
-def _range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
-    """(B,) bool: rows with a field out of range (unsafe for any kernel, even the invariant checker), and what is
-    wrong with the first of them ('' if none)."""
-    n = game.num_players
-    nd = game.dice.shape[0] if game.name == "dice" else 0
-    bad = np.zeros(states.shape[0], dtype=bool)
-    first = ""
-    checks = [(f"{name} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == E.S_DIR else ""), states[:, col],
-               (states[:, col] < lo) | (states[:, col] > hi) | ((states[:, col] == 0) if col == E.S_DIR else False))
-              for name, col, lo, hi in _field_ranges(game)]
-    sizes = states[:, E.S_DRAW_N].astype(np.int64) + states[:, E.S_DISC_N]
-    checks.append(("the piles hold {} items, more than the game has", sizes, sizes > (nd if nd else E.MAX_ITEMS)))
-    for name, start, lo, hi in (("UNO call flag", E.O_CALLED, 0, 1), ("hand size", E.O_HAND_N, 0, E.MAX_ITEMS)):
-        block = states[:, start: start + n]
-        out_of_range = (block < lo) | (block > hi)
-        first_bad = block[np.arange(block.shape[0]), out_of_range.argmax(axis=1)]
-        checks.append((f"a {name} is {{}}, outside {lo}..{hi}", first_bad, out_of_range.any(axis=1)))
-    for message, values, fault in checks:
-        if fault.any() and not first:
-            b = int(np.flatnonzero(fault)[0])
-            first = f"game {b}: " + message.format(int(values[b]))
-        bad |= fault
-    return bad, first
-
-
-def _row_problem(game: Game, states: np.ndarray) -> str:
-    """'' when every state row is one the compiled kernels can read safely, else the first game and field that is
-    not.  The ranges bound every index the kernels compute from a state; the compiled invariant checker (run
-    once the ranges hold) adds conservation, hand sizes and the top card."""
-    if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2 \
-            or states.shape[1] != E.STATE_LEN:
-        return f"state rows must be an int32 array of shape (B, {E.STATE_LEN})"
-    bad, first = _range_faults(game, states)
-    if bad.any():
-        return first
-    codes = np.zeros(states.shape[0], dtype=np.int64)
-    K.check_states(states, game.cfg, game.spec, game.dice, codes)
-    bad = np.flatnonzero(codes)
-    if bad.size:
-        from .core.invariants import FAILURE_NAMES
-
-        b = int(bad[0])
-        return f"game {b}: invariant broken ({FAILURE_NAMES[int(codes[b])]})"
-    return ""
 
 
 def _as_rows(rows: Any, num_envs: int, what: str = "rows") -> np.ndarray:
@@ -431,7 +367,7 @@ class _VectorBase(ExactCopy, GameMetadata):
 
     def check_invariants(self) -> np.ndarray:
         """Indices of the games whose state breaks an invariant (conservation, counts, seat, top card)."""
-        unsafe, _ = _range_faults(self.game, self._states)  # rows the compiled checker itself cannot read safely
+        unsafe, _ = range_faults(self.game, self._states)  # rows the compiled checker itself cannot read safely
         out = np.zeros(self.num_envs, dtype=np.int64)
         safe = np.flatnonzero(~unsafe)
         codes = np.zeros(safe.size, dtype=np.int64)
@@ -457,7 +393,7 @@ class _VectorBase(ExactCopy, GameMetadata):
             raise ValueError("restore() takes a snapshot() of this environment (a tuple of arrays of the same "
                              "shapes and dtypes)")
         states, rngs, opp, seed_buf, counters, seed0, blocks, learner = snap
-        problem = _row_problem(self.game, states)
+        problem = row_problem(self.game, states)
         if problem:
             raise ValueError(f"restore(): the snapshot's states cannot be played: {problem}; nothing was restored")
         if learner.size and ((learner < 0) | (learner >= self.num_players)).any():
@@ -477,7 +413,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         Every row is checked first (seat, phase, kinds, pile sizes, conservation...): a row the kernels cannot read
         safely raises ``ValueError`` naming the game and the field, and nothing is recomputed.
         """
-        problem = _row_problem(self.game, self._states)
+        problem = row_problem(self.game, self._states)
         if problem:
             raise ValueError(f"refresh(): {problem}; fix the state row (or restore a snapshot) before stepping")
         K.refresh(self._states, self._cfg, self._spec, self._dice, self._offs, self._masks, self._obs, self._seats)
@@ -541,7 +477,8 @@ class UnoSingleAgentVectorEnv(_VectorBase):
     ``opponents``: ``"random"`` (default; uniformly random legal play inside the compiled kernel, drawn from a
     per-game stream seeded by each episode's seed), one batched policy for every opponent seat, or a sequence of
     ``num_players - 1`` of them for the seats after the learner's (next seat first).  A policy is any object with
-    ``act_batch(observations, masks) -> actions``, or a baseline name (``"greedy"``, ``"heuristic"``).  For opponents that change per game and episode (self-play
+    ``act_batch(observations, masks) -> actions``, or a baseline name (``"greedy"``, ``"heuristic"``).  For
+    opponents that change per game and episode (self-play
     pools), see :meth:`set_opponent_pool`.
     ``learner_seat``: an int (every game), ``"rotate"`` (game ``b`` plays seat ``b % num_players``), ``"random"``
     (drawn for every episode from the game's episode-seeded stream) or B ints.

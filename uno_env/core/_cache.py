@@ -38,7 +38,7 @@ def track_dependencies(module_file: str, dependencies: list[str]) -> None:
                 loc = base.from_function(py_func, py_file)
                 if loc is not None:
                     own = loc.get_source_stamp
-                    loc.get_source_stamp = lambda: (own(), extra)
+                    loc.get_source_stamp = lambda own=own: (own(), extra)
                     return loc
             return None
 

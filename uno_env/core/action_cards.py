@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from . import dip, house, matching
 from . import common as U
+from . import dip, house, matching
 from ._cache import rule_sources, track_dependencies
 from .cards import COL_SYMBOL, REVERSE, SKIP, WILD_DIP
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*

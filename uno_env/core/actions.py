@@ -14,11 +14,14 @@ from .layout import MAX_PLAYERS
 
 #: (section, size as (per kind, constant), name of the i-th action given the kind names, meaning)
 SECTIONS = (
-    ("play", (1, 0), lambda kinds, i: f"play {kinds[i]}", "play a card/die of this kind: a normal turn, the drawn card, a stacked draw card, a jump-in"),
-    ("play_uno", (1, 0), lambda kinds, i: f"play {kinds[i]} + UNO", "the same plays with the UNO call, when they leave one card (`uno_call: explicit`)"),
+    ("play", (1, 0), lambda kinds, i: f"play {kinds[i]}",
+     "play a card/die of this kind: a normal turn, the drawn card, a stacked draw card, a jump-in"),
+    ("play_uno", (1, 0), lambda kinds, i: f"play {kinds[i]} + UNO",
+     "the same plays with the UNO call, when they leave one card (`uno_call: explicit`)"),
     ("colour", (0, 4), lambda kinds, i: f"choose colour {COLOURS[i]}", "name the colour after a wild"),
     ("draw", (0, 1), lambda kinds, i: "draw", "draw a card (dice: draw a die after a reroll)"),
-    ("keep", (0, 1), lambda kinds, i: "keep drawn card", "after drawing a playable card: keep it (not with `force_play`)"),
+    ("keep", (0, 1), lambda kinds, i: "keep drawn card",
+     "after drawing a playable card: keep it (not with `force_play`)"),
     ("challenge", (0, 1), lambda kinds, i: "challenge", "facing a Wild Draw Four / Wild Draw 2: challenge it"),
     ("accept", (0, 1), lambda kinds, i: "accept", "facing a draw penalty: accept it"),
     ("pass", (0, 1), lambda kinds, i: "pass", "decline a jump-in"),

@@ -16,11 +16,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ._cache import rule_sources, track_dependencies
 from . import engine as E
+from ._cache import rule_sources, track_dependencies
 from .invariants import check_state
 from .observe import observe_one
-
 
 track_dependencies(__file__, rule_sources())
 

@@ -6,15 +6,16 @@ into the arrays the core reads and offers plain-Python views of a state row (``s
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from ..config import OPTIONS, RuleConfig
 from . import actions
-from . import layout as L
 from . import engine as E
-from .cards import COL_COUNT, COLOURS, GAME_IDS, KindTable, classic_kinds, dice_kinds, pocket_kinds
+from . import layout as L
+from .cards import COL_COUNT, COLOURS, GAME_IDS, classic_kinds, dice_kinds, pocket_kinds
 from .invariants import BAD_CONSERVATION, FAILURE_NAMES, check_state
 from .observe import observation_layout
 

@@ -124,7 +124,8 @@ def soak(cfg, spec, dice, seeds, play_bias, out):
 
     ``play_bias`` in [0, 1]: the chance that the random player picks among non-draw actions when it has any
     (uniform random players draw so often that 2-player classic games run ~1,300 decisions; biased ones give
-    shorter games and more round ends per second).  ``out[i]`` = (steps taken, failure code): a failing game stops at the step that broke an invariant.
+    shorter games and more round ends per second).  ``out[i]`` = (steps taken, failure code): a failing game stops
+    at the step that broke an invariant.
     """
     num_actions = A.A_NUM_ACTIONS_K * cfg[E.C_K] + A.A_NUM_ACTIONS_B
     draw_action = A.A_DRAW_K * cfg[E.C_K] + A.A_DRAW_B

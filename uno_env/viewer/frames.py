@@ -5,7 +5,8 @@ never holds another seat's cards (not even hidden in the markup).
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 
 def table_view(game, d: Mapping[str, Any], seat: int | None = None) -> dict[str, Any]:

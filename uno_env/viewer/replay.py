@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import html
 import json
+from collections.abc import Iterator, Mapping
 from importlib.resources import files
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from ..record import GameRecord, RecordError, load_record, replay
 from .frames import action_text, table_view
+
 
 def _as_record(record: GameRecord | Mapping[str, Any]) -> GameRecord:
     return record if isinstance(record, GameRecord) else GameRecord.from_dict(record)
@@ -87,9 +89,12 @@ document.addEventListener("keydown", (e) => {
 show(0);
 """
 
+# the page may run only its own inline script and styles: no request leaves it
+CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
+
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="{csp}">
 <title>{title}</title><style>{css}</style></head>
 <body><main>
 <section>
@@ -130,7 +135,7 @@ def replay_html(record: GameRecord | Mapping[str, Any], seat: int | None = None)
         subtitle += f"; recorded result: winner player_{result['winner']}"
     data = {"frames": frames, "steps": steps, "agents": agents, "seat": seat}
     return PAGE.format(
-        title=html.escape(f"UNO {rec.game} replay"), css=_asset("table.css"), subtitle=html.escape(subtitle),
+        csp=CSP, title=html.escape(f"UNO {rec.game} replay"), css=_asset("table.css"), subtitle=html.escape(subtitle),
         data=_json_for_script(data), table_js=_asset("table.js"), script=REPLAY_SCRIPT,
     )
 
