@@ -49,6 +49,16 @@ def shuffle(st, start, n, rng):
         st[start + j] = t
 
 
+@njit(cache=True, inline="always")
+def offer_play(mask, k, kind, uno_offered):
+    """Mark playing ``kind`` legal, with its UNO-call twin when the call is offered; the number of actions marked."""
+    mask[kind] = 1
+    if uno_offered:
+        mask[k + kind] = 1
+        return 2
+    return 1
+
+
 # ---------------------------------------------------------------------------------------------- seats
 @njit(cache=True, inline="always")
 def hand_at(seat, kind):

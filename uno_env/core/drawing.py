@@ -89,12 +89,7 @@ def draw(st, cfg, spec, dice, rng, seat):
 def drawn_legal(st, cfg, mask, uno_offered):
     """The drawn phase: play the drawn card (with UNO when it leaves one card), or keep it (unless force_play)."""
     k = cfg[C_K]
-    kind = st[S_DRAWN]
-    mask[kind] = 1
-    count = 1
-    if uno_offered:
-        mask[k + kind] = 1
-        count += 1
+    count = U.offer_play(mask, k, st[S_DRAWN], uno_offered)
     if cfg[C_FORCE_PLAY] == 0:
         mask[A_KEEP_K * k + A_KEEP_B] = 1
         count += 1

@@ -48,11 +48,7 @@ def stack_legal(st, cfg, spec, mask, uno_offered):
         sym = spec[kind, COL_SYMBOL]
         answers = sym == pending_sym or (any_draw and U.draw_amount(sym) > 0)
         if answers and st[U.hand_at(seat, kind)] > 0 and wilds.restriction_allows(st, cfg, spec, seat, kind):
-            mask[kind] = 1
-            count += 1
-            if uno_offered:
-                mask[k + kind] = 1
-                count += 1
+            count += U.offer_play(mask, k, kind, uno_offered)
     return count
 
 
@@ -144,11 +140,7 @@ def jump_legal(st, cfg, mask, uno_offered):
     kind = st[S_TOP]
     count = 0
     if st[U.hand_at(st[S_CUR], kind)] > 0:
-        mask[kind] = 1
-        count += 1
-        if uno_offered:
-            mask[k + kind] = 1
-            count += 1
+        count += U.offer_play(mask, k, kind, uno_offered)
     mask[A_PASS_K * k + A_PASS_B] = 1
     return count + 1
 

@@ -47,11 +47,7 @@ def turn_legal(st, cfg, spec, mask, uno_offered):
     count = 0
     for kind in range(k):
         if st[hand + kind] > 0 and playable(st, cfg, spec, seat, kind):
-            mask[kind] = 1
-            count += 1
-            if uno_offered:
-                mask[k + kind] = 1
-                count += 1
+            count += U.offer_play(mask, k, kind, uno_offered)
     return count
 
 
