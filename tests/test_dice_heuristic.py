@@ -91,5 +91,6 @@ def test_rejects_card_games_and_unknown_weights():
 def test_beats_greedy(n):
     from uno_env.training.evaluate import run_arena
 
-    res = run_arena(["heuristic", "greedy"], game="dice", num_players=n, games=2000, seed=3).to_dict()
+    # the edge is about one point (51.2% over 20,000 games): 2,000 games cannot tell it from even (+-2.2 points)
+    res = run_arena(["heuristic", "greedy"], game="dice", num_players=n, games=20000, seed=3, workers=2).to_dict()
     assert res["agents"][0]["ci95_low"] > 0.5, res["agents"][0]
