@@ -179,6 +179,14 @@ class BaseAgent:
             out[b] = self.act(observations[b], action_masks[b])
         return out
 
+    def _legal_actions(self, observation: Any, action_mask: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(observation, mask, legal action ids) of one decision; an all-zero mask raises NoLegalActionError."""
+        obs, mask = split_observation(observation, action_mask)
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise NoLegalActionError(f"{self.name}: no legal action (all-zero mask)")
+        return obs, mask, legal
+
     def _check_mask(self, mask: np.ndarray) -> None:
         if mask.shape != (self.num_actions,):
             raise ValueError(

@@ -41,7 +41,7 @@ import numpy as np
 from uno_env.core import engine as E
 from uno_env.core.cards import DRAW_TWO, REVERSE, SKIP, WILD_DRAW_FOUR
 
-from .base import BaseAgent, NoLegalActionError, split_observation
+from .base import BaseAgent
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "deny": 1.0,  # times P(the player facing the new centre die cannot follow it)
@@ -137,10 +137,7 @@ class DiceHeuristicAgent(BaseAgent):
     # ------------------------------------------------------------------------------------------ acting
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
         """The dice heuristic's choice for one seat's ``observation`` and legal ``action_mask``."""
-        obs, mask = split_observation(observation, action_mask)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise NoLegalActionError("heuristic: no legal action (all-zero mask)")
+        obs, mask, legal = self._legal_actions(observation, action_mask)
         if legal.size == 1:
             return int(legal[0])
         ov, av, w = self.obs_view, self.actions, self.weights

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import BaseAgent, NoLegalActionError, split_observation
+from .base import BaseAgent
 
 
 class GreedyAgent(BaseAgent):
@@ -48,10 +48,7 @@ class GreedyAgent(BaseAgent):
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
         """The highest-value legal play (with the UNO call when it applies); never challenges."""
-        obs, mask = split_observation(observation, action_mask)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise NoLegalActionError("greedy: no legal action (all-zero mask)")
+        obs, mask, legal = self._legal_actions(observation, action_mask)
         av, a = self.actions, self.num_actions
         shift = int(self._rotation(1)[0])
         rot = (legal - shift) % a

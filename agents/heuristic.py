@@ -43,7 +43,7 @@ from uno_env.core.cards import (
 )
 from uno_env.core.queries import PH_COLOUR, PH_DRAWN, PH_GIVE, PH_PENDING, PH_SWAP
 
-from .base import BaseAgent, NoLegalActionError, split_observation
+from .base import BaseAgent
 from .dice_heuristic import DiceHeuristicAgent
 
 DEFAULT_WEIGHTS: dict[str, float] = {
@@ -102,10 +102,7 @@ class HeuristicAgent(BaseAgent):
         """The heuristic's choice for one seat's ``observation`` and legal ``action_mask``."""
         if self._dice_player is not None:  # UNO Dice has its own player: agents/dice_heuristic.py
             return self._dice_player.act(observation, action_mask)
-        obs, mask = split_observation(observation, action_mask)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise NoLegalActionError("heuristic: no legal action (all-zero mask)")
+        obs, mask, legal = self._legal_actions(observation, action_mask)
         if legal.size == 1:
             return int(legal[0])
         ov = self.obs_view

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import BaseAgent, NoLegalActionError, split_observation
+from .base import BaseAgent
 
 
 class RandomAgent(BaseAgent):
@@ -19,10 +19,7 @@ class RandomAgent(BaseAgent):
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
         """A uniformly random legal action."""
-        _, mask = split_observation(observation, action_mask)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise NoLegalActionError("random: no legal action (all-zero mask)")
+        _, _, legal = self._legal_actions(observation, action_mask)
         return int(legal[int(self.rng.random() * legal.size)])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ import numpy as np
 
 from uno_env.core.cards import WILD_DRAW_FOUR, WILD_DRAW_TWO
 
-from .base import BaseAgent, NoLegalActionError, split_observation
+from .base import BaseAgent
 
 
 class RLCardRuleAgent(BaseAgent):
@@ -50,11 +50,8 @@ class RLCardRuleAgent(BaseAgent):
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
         """RLCard's rule agent's choice for one seat's ``observation`` and legal ``action_mask``."""
-        obs, mask = split_observation(observation, action_mask)
+        obs, mask, legal = self._legal_actions(observation, action_mask)
         self._check_mask(mask)
-        legal = np.flatnonzero(mask)
-        if legal.size == 0:
-            raise NoLegalActionError(f"{self.name}: no legal action (all-zero mask)")
         av, k = self.actions, self.actions.k
         playable = np.flatnonzero(mask[av.play: av.play + k] | mask[av.play_uno: av.play_uno + k])
         if playable.size:
