@@ -16,6 +16,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from uno_env.core.cards import COLOURS, WILD_DRAW_FOUR, WILD_DRAW_TWO
+from uno_env.opponents import agent_action
 from uno_env.core.queries import (
     PH_COLOUR,
     PH_DRAWN,
@@ -271,7 +272,7 @@ def play_cli(
                 action = human.act(obs["observation"], obs["action_mask"])
                 say(f"{labels[s]}: {g.action_names[action]}")
             else:
-                action = int(seat_agents[s].act(obs["observation"], obs["action_mask"]))
+                action = int(agent_action(seat_agents[s], env.game_state.row, obs["observation"], obs["action_mask"]))
                 say(f"{labels[s]}: {g.action_names[action]}")
             env.step(action)
     except (HumanQuit, KeyboardInterrupt):

@@ -38,7 +38,7 @@ from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
 from .core.observe import observe_one
-from .opponents import load_opponent
+from .opponents import agent_action, load_opponent
 from .render import render_ansi
 
 __all__ = ["UnoGymEnv", "MaskedDiscrete"]
@@ -294,7 +294,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             obs = np.empty(game.obs_dim, dtype=np.float32)
             observe_one(view.row, game.cfg, game.spec, game.obs_offsets, seat, obs)
             agent = self._opponent_at(seat)
-            action = agent.act(obs, self._mask.copy())
+            action = agent_action(agent, view.row, obs, self._mask.copy())
             try:
                 aec.step(int(action))
             except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:
