@@ -20,7 +20,8 @@ Rollout policies (compiled, :data:`ROLLOUTS`): ``random`` (uniform over the lega
 ``greedy`` agent's rule: the highest-value card first, colour held most of, never challenge) and ``heuristic``
 (a compiled player of its own, a few of the ``heuristic`` agent's rules: keep wilds while a coloured card is
 playable, never bluff a Wild Draw Four, aim action cards at a player close to going out, keep the colour held
-most of).
+most of, and prefer a card the next seat cannot follow: in a rollout every hand is the sample's, so that is
+read from the next seat's sampled hand).
 """
 from __future__ import annotations
 
@@ -80,6 +81,18 @@ def _colour_counts(st, spec, k, seat, out):
 
 
 @njit(cache=True, inline="always")
+def _can_follow(st, spec, k, seat, colour, sym):
+    """Whether ``seat`` holds a card that matches a top of ``colour`` and ``sym`` (a wild always does)."""
+    base = O_HAND + seat * MAX_KINDS
+    for kind in range(k):
+        if st[base + kind] > 0:
+            c = spec[kind, COL_COLOUR]
+            if c == NO_COLOUR or c == colour or spec[kind, COL_SYMBOL] == sym:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def _other_score(st, cfg, spec, seat, a, k, colours):
     """Score of a legal action that is not a play (both scripted rollouts): colours, draw, keep, give, swap..."""
     if a < A_DRAW_K * k + A_DRAW_B:  # name a colour: the one held most of
@@ -105,6 +118,7 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, score, colours):
     k = cfg[C_K]
     seat = st[S_CUR]
     heuristic = policy == POLICY_HEURISTIC
+    nxt = 0
     phase = st[S_PHASE]
     if heuristic or phase == PH_COLOUR:
         _colour_counts(st, spec, k, seat, colours)
@@ -116,7 +130,8 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, score, colours):
             if mask[kind] != 0 and spec[kind, COL_COLOUR] != NO_COLOUR:
                 coloured_play = True
                 break
-        close = st[O_HAND_N + U.next_seat(st, cfg, seat, 1)] <= 2
+        nxt = U.next_seat(st, cfg, seat, 1)
+        close = st[O_HAND_N + nxt] <= 2
     legal_wd = -1  # computed once, when a restricted wild is on offer
     best = NEG
     pick = -1
@@ -141,6 +156,9 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, score, colours):
                         s -= 8.0  # keep a plain wild for when it is needed
                 else:
                     s += 0.5 * (colours[colour] - 1)
+                # deny: the seat that faces the new top (in the sample) cannot follow it
+                if colour != NO_COLOUR and not _can_follow(st, spec, k, nxt, colour, sym):
+                    s += 4.0
                 amount = U.draw_amount(sym)
                 if sym == SKIP or sym == REVERSE or amount > 0:
                     if close:

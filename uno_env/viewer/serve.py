@@ -36,6 +36,17 @@ class _LoggedAgent:
         self.log.append((self.seat, action))
         return action
 
+    @property
+    def needs_state(self) -> bool:
+        """Whether the wrapped agent searches from the game state (``ismcts``)."""
+        return bool(getattr(self.agent, "needs_state", False))
+
+    def act_from_state(self, state):
+        """Forward to a searching agent's ``act_from_state`` and log the choice."""
+        action = int(self.agent.act_from_state(state))
+        self.log.append((self.seat, action))
+        return action
+
     def reset(self, seed=None):
         reset = getattr(self.agent, "reset", None)
         if callable(reset):
