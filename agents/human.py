@@ -16,7 +16,6 @@ from typing import Any, TextIO
 import numpy as np
 
 from uno_env.core.cards import COLOURS, WILD_DRAW_FOUR, WILD_DRAW_TWO
-from uno_env.opponents import agent_action
 from uno_env.core.queries import (
     PH_COLOUR,
     PH_DRAWN,
@@ -26,6 +25,7 @@ from uno_env.core.queries import (
     PH_SWAP,
     PHASE_NAMES,
 )
+from uno_env.opponents import agent_action
 
 from .base import BaseAgent, NoLegalActionError, split_observation
 

@@ -30,13 +30,15 @@ from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
 
 from .base import BaseAgent, NoLegalActionError
 
-__all__ = ["ISMCTSAgent", "DEFAULT_SIMS", "DEFAULT_ROLLOUT", "DEFAULT_C", "ISMCTS_ARGUMENTS"]
+__all__ = ["ISMCTSAgent", "DEFAULT_SIMS", "DEFAULT_ROLLOUT", "DEFAULT_C", "DEFAULT_HORIZON", "ISMCTS_ARGUMENTS"]
 
 #: the default budget and rollout policy (chosen by a pilot: see the README's arena table)
 DEFAULT_SIMS = 200
 DEFAULT_ROLLOUT = "heuristic"
 #: UCB1 exploration constant (wins are 0/1 per simulation)
 DEFAULT_C = 0.7
+#: rollout decisions before a simulation is scored from the hand sizes (0: play the round out)
+DEFAULT_HORIZON = 0
 MAX_SIMS = 1_000_000
 MAX_MS = 600_000.0
 #: batch of simulations between two clock reads under a time budget
@@ -50,6 +52,8 @@ ISMCTS_ARGUMENTS: dict[str, str] = {
     "ms": f"milliseconds per decision instead of a number of simulations, 0 < ms <= {MAX_MS:g} (not reproducible)",
     "rollout": f"rollout policy: one of {', '.join(S.ROLLOUTS)} (default {DEFAULT_ROLLOUT})",
     "c": f"UCB1 exploration constant, 0 <= c <= 100 (default {DEFAULT_C})",
+    "horizon": f"rollout decisions before the position is scored from the hand sizes, an integer 0..100000; "
+               f"0 plays the round out (default {DEFAULT_HORIZON})",
 }
 
 
@@ -72,7 +76,8 @@ class ISMCTSAgent(BaseAgent):
     needs_state = True
 
     def __init__(self, game: Any = "classic", seed: int | None = None, sims: int | None = None,
-                 ms: float | None = None, rollout: str = DEFAULT_ROLLOUT, c: float = DEFAULT_C):
+                 ms: float | None = None, rollout: str = DEFAULT_ROLLOUT, c: float = DEFAULT_C,
+                 horizon: int = DEFAULT_HORIZON):
         super().__init__(game, seed)
         if sims is not None and ms is not None:
             raise ValueError("ismcts: give a budget of sims or of ms, not both")
@@ -83,6 +88,7 @@ class ISMCTSAgent(BaseAgent):
             raise ValueError(f"ismcts: rollout must be one of {', '.join(S.ROLLOUTS)}; got {rollout!r}")
         self.rollout = rollout
         self.c = _number("c", c, float, 0.0, 100.0)
+        self.horizon = _number("horizon", horizon, int, 0, 100_000)
         self._policy = S.ROLLOUTS.index(rollout)
         self._word = np.zeros(1, dtype=np.uint64)
         self._seed_word(seed)
@@ -97,6 +103,7 @@ class ISMCTSAgent(BaseAgent):
         self._score = np.zeros(a, dtype=np.float64)
         self._colours = np.zeros(5, dtype=np.int64)
         self._counters = np.zeros(S.T_LEN, dtype=np.int64)
+        self._value = np.zeros(MAX_PLAYERS, dtype=np.float32)
         #: statistics of the last search: per-action root visits and win rates, simulations, decisions, seconds
         self.last_search: dict[str, Any] = {}
 
@@ -169,8 +176,8 @@ class ISMCTSAgent(BaseAgent):
         self._ensure_tree((self.sims + 1) if self.ms is None else _TIME_NODES)
         child, visits, avail, wins, counters = self._child, self._visits, self._avail, self._wins, self._counters
         S.tree_reset(child, visits, avail, wins, counters)
-        args = (self._policy, self.c, self._word, child, visits, avail, wins, counters, self._s, self._srng,
-                self._mask, self._rew, self._pool, self._path, self._score, self._colours)
+        args = (self._policy, self.c, self.horizon, self._word, child, visits, avail, wins, counters, self._s,
+                self._srng, self._mask, self._rew, self._pool, self._path, self._score, self._colours, self._value)
         if self.ms is None:
             code = S.search(st, g.cfg, g.spec, g.dice, cur, self.sims, *args)
         else:
@@ -193,4 +200,4 @@ class ISMCTSAgent(BaseAgent):
     def __repr__(self) -> str:
         budget = f"ms={self.ms:g}" if self.ms is not None else f"sims={self.sims}"
         return (f"ISMCTSAgent(game={self.game.name!r}, num_players={self.game.num_players}, {budget}, "
-                f"rollout={self.rollout!r}, c={self.c:g}, seed={self._seed})")
+                f"rollout={self.rollout!r}, c={self.c:g}, horizon={self.horizon}, seed={self._seed})")

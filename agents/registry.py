@@ -17,7 +17,8 @@ import numpy as np
 
 from .base import BaseAgent, NoLegalActionError, resolve_game, split_observation
 
-__all__ = ["BASELINES", "AGENT_ARGUMENTS", "parse_agent_spec", "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
+__all__ = ["BASELINES", "AGENT_ARGUMENTS", "parse_agent_spec",
+           "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
            "UnknownAgentError", "UntrustedPolicyError"]
 
 #: the pickle-free policy file a training run writes (``runs/NAME/policy.npz``)

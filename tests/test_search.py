@@ -20,7 +20,8 @@ from uno_env.vector import game_seed
 HOUSE = {"stacking": "any", "seven_zero": True, "jump_in": True}
 #: rule sets that between them reach every phase of every game
 CONFIGS = [("classic", 2, None), ("classic", 4, None), ("classic", 3, HOUSE), ("classic", 2, "rlcard"),
-           ("pocket", 2, None), ("pocket", 5, HOUSE), ("dice", 2, None), ("dice", 4, None), ("dice", 3, {"dice_wd4_bluff": True})]
+           ("pocket", 2, None), ("pocket", 5, HOUSE), ("dice", 2, None), ("dice", 4, None),
+           ("dice", 3, {"dice_wd4_bluff": True})]
 
 
 def _game(name, n, rules=None):
@@ -287,6 +288,7 @@ def test_agent_arguments_from_the_command_line():
                         ("ismcts:rollout=smart", ["rollout", "random, greedy, heuristic"]),
                         ("ismcts:sims", ["key=value"]),
                         ("ismcts:sims=1,sims=2", ["twice"]),
+                        ("ismcts:horizon=-1", ["horizon", "0..100000"]),
                         ("heuristic:x=1", ["takes no arguments"])]:
         with pytest.raises(UnknownAgentError) as err:
             load_agent(spec, "classic")
@@ -344,3 +346,14 @@ def test_ismcts_in_uno_env_play():
     code = play(game="classic", opponents="ismcts:sims=5", seed=2, input_stream=moves, output_stream=out)
     assert code == 0
     assert "(ismcts:sims=5)" in out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- strength (slow)
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["classic", "pocket", "dice"])
+def test_ismcts_beats_random_and_greedy(name):
+    from uno_env.training.evaluate import run_arena
+
+    for other, floor in (("random", 0.8), ("greedy", 0.5)):
+        res = run_arena(["ismcts", other], game=name, num_players=2, games=200, seed=0, workers=2)
+        assert res.agents[0].ci[0] > floor, (name, other, res.agents[0].to_dict())
