@@ -34,7 +34,7 @@ __all__ = ["ISMCTSAgent", "DEFAULT_SIMS", "DEFAULT_ROLLOUT", "DEFAULT_C", "DEFAU
 
 #: the default budget and rollout policy (chosen by a pilot: see the README's arena table)
 DEFAULT_SIMS = 200
-DEFAULT_ROLLOUT = "heuristic"
+DEFAULT_ROLLOUT = "greedy"
 #: UCB1 exploration constant (wins are 0/1 per simulation)
 DEFAULT_C = 0.7
 #: rollout decisions before a simulation is scored from the hand sizes (0: play the round out)
