@@ -151,6 +151,8 @@ def test_observation_layout_tiles_the_vector(game, n):
     expect = {"hand", "top", "colour", "phase", "direction", "hand_sizes", "called_uno", "draw_size", "pending",
               "drawn", "scores", "acting"}
     expect |= {"other_hands", "bag"} if game == "dice" else {"discarded"}
+    if env.unwrapped.rules.wd4_challenge and game != "dice":  # a challenge shows the challenged hand
+        expect |= {"shown_hand", "shown_from"}
     assert set(names) == expect
     sizes = {name: length for _, length, name, _ in rows}
     k = env.unwrapped.game.num_kinds

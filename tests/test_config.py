@@ -65,8 +65,8 @@ def test_options_for_each_game():
 @pytest.mark.parametrize(
     "game, expected",
     [
-        ("classic", dict(num_players=2, target_score=500, wd4_legality="colour",
-                         first_wild="reshuffle", voluntary_draw=True, wd4_challenge=True)),
+        ("classic", dict(num_players=2, target_score=500, wd4_legality="any_playable",
+                         first_wild="redeal", voluntary_draw=True, wd4_challenge=False)),
         ("pocket", dict(num_players=2, target_score=250, wd4_legality="any_playable",
                         extra_wild=False, voluntary_draw=True)),
         ("dice", dict(num_players=2, target_score=500, dice_wd4_bluff=False, dice_set="default")),
@@ -106,7 +106,7 @@ def test_presets():
         assert "standard" in PRESETS[game]
         assert RuleConfig.make(game) == RuleConfig.make(game, "standard")
         assert RuleConfig.make(game, "standard").to_dict() == {"game": game, **PRESETS[game]["standard"]}
-    assert presets_for("classic") == ["rlcard", "standard"]
+    assert presets_for("classic") == ["official", "rlcard", "standard"]
 
 
 def test_rlcard_preset():
@@ -122,7 +122,7 @@ def test_unknown_preset():
     with pytest.raises(ValueError, match=r"unknown preset 'rlcard' for game 'pocket'; known presets: standard"):
         RuleConfig.make("pocket", "rlcard")
     with pytest.raises(ValueError, match=r"unknown preset 'rlcrd' for game 'classic' \(did you mean 'rlcard'\?\); "
-                                         r"known presets: rlcard, standard"):
+                                         r"known presets: official, rlcard, standard"):
         RuleConfig.make("classic", "rlcrd")
 
 
@@ -240,7 +240,7 @@ def test_float_option():
         ("classic", "episode", "'round', 'match'"),
         ("pocket", "reward", "'win_loss', 'points'"),
         ("dice", "uno_call", "'explicit', 'auto'"),
-        ("classic", "first_wild", "'reshuffle', 'choose_colour'"),
+        ("classic", "first_wild", "'redeal', 'reshuffle', 'choose_colour'"),
         ("pocket", "wd4_legality", "'colour', 'any_playable'"),
     ],
 )

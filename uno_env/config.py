@@ -157,11 +157,14 @@ OPTIONS: dict[str, OptionSpec] = {
              "project (truncation)",
              "Decisions per episode before the episode is truncated.",
              slot="max_turns"),
-        _opt("first_wild", "choice", ("reshuffle", "choose_colour"), {"classic": "reshuffle"},
-             "seed 004; older official sheet",
-             "A wild flipped as the first card: reshuffle and flip again, or the first player "
-             "names the colour.",
-             slot="first_wild_choose"),
+        _opt("first_wild", "choice", ("redeal", "reshuffle", "choose_colour"), {"classic": "redeal"},
+             "seed 004 (redeal); project (reshuffle); older official sheet (choose_colour)",
+             "A Wild or Wild Draw Four flipped as the first card. redeal: every card back, shuffle, the same "
+             "dealer deals again (seed 004: \"sekoita kortit uudelleen ja aloita alusta\"); reshuffle: the "
+             "card goes back into the draw pile, which is reshuffled and flipped again (hands kept); "
+             "choose_colour: a Wild stays and the first player names the colour (a Wild Draw Four is "
+             "reshuffled).",
+             slot="first_wild"),
         _opt("draw_until_playable", "bool", (), _every(False, _CP),
              "seed 004 variant",
              "Drawing continues until a playable card is drawn (instead of one card).",
@@ -172,15 +175,17 @@ OPTIONS: dict[str, OptionSpec] = {
              "is playable.",
              slot="voluntary_draw"),
         _opt("wd4_legality", "choice", ("colour", "any_playable"),
-             {"classic": "colour", "pocket": "any_playable"},
-             "seed 004 (classic), seed 000 (pocket)",
+             {"classic": "any_playable", "pocket": "any_playable"},
+             "seed 004 (classic: \"vain, kun mikään muu kädessä oleva kortti ei sovi\"), seed 000 (pocket); "
+             "colour: retail rules (preset official)",
              "When Wild Draw Four (pocket: Wild Draw 2) is legal: colour = no card of the current "
              "colour in hand; any_playable = no other playable card.",
              slot="wd_legal_any_playable"),
-        _opt("wd4_challenge", "bool", (), _every(True, _CP),
-             "seeds 004, 000",
-             "An illegal Wild Draw Four / Wild Draw 2 may be played as a bluff and challenged; "
-             "false: offered only when legal, no challenge step.",
+        _opt("wd4_challenge", "bool", (), {"classic": False, "pocket": True},
+             "seed 000 (pocket: the challenge); seed 004 has none (classic false); retail rules: preset official",
+             "An illegal Wild Draw Four / Wild Draw 2 may be played as a bluff and challenged (the challenged "
+             "hand is then shown to the challenger, observation block shown_hand); false: offered only when "
+             "legal, no challenge step.",
              slot="challenge"),
         _opt("stacking", "choice", ("off", "same", "any"), _every("off", _CP),
              "house rule",
@@ -374,11 +379,18 @@ def _load_dice_set(game: str, path: str) -> DiceSet:
 
 
 #: Named rule sets: game -> preset name -> the full option mapping of that preset.
-#: Every game has "standard" (the defaults); classic also has "rlcard".
+#: Every game has "standard" (the defaults); classic also has "official" (retail rules) and "rlcard".
 PRESETS: dict[str, dict[str, dict[str, Any]]] = (
     {
         "classic": {
             "standard": _defaults("classic"),
+            # today's retail rules, not in the seeds: Wild Draw Four legal with no card of the current
+            # colour, bluffing allowed, the next player may challenge (and then sees the hand)
+            "official": {
+                **_defaults("classic"),
+                "wd4_legality": "colour",
+                "wd4_challenge": True,
+            },
             # RLCard's UNO: 2 players, no UNO call, no challenge, Wild Draw Four only with no
             # other legal move, drawing only when nothing is playable, a drawn playable card
             # is played, single round, +1/-1 reward.
@@ -390,6 +402,7 @@ PRESETS: dict[str, dict[str, dict[str, Any]]] = (
                 "wd4_legality": "any_playable",
                 "voluntary_draw": False,
                 "force_play": True,
+                "first_wild": "reshuffle",
                 "episode": "round",
                 "reward": "win_loss",
             },

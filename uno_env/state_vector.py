@@ -38,7 +38,7 @@ def state_layout(game) -> list[tuple[int, int, str, str]]:
         (n, "current_seat", "one-hot seat to act (all 0 once the game is over)"),
         (n, "called_uno", "1 where that seat called UNO and still holds one card"),
         (1, "pending", "cards the pending draw card makes its victim draw"),
-        (k, "drawn", "one-hot kind the seat to act drew this turn and may still play"),
+        (k, "drawn", "one-hot kind the seat to act drew this turn (drawn phase)"),
         (n, "scores", "match scores / target score"),
     ]
     out, offset = [], 0

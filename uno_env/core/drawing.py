@@ -2,7 +2,8 @@
 
 Rules: a player may draw one card instead of playing (project rules; option ``voluntary_draw``, default true; false
 = only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only,
-or keep it (seed 004; house rule ``force_play``: it must be played).  Option ``draw_until_playable`` (seed 004
+or keep it (seed 004; house rule ``force_play``: it must be played).  The drawn phase follows every draw of a
+card game, offering only "keep" for a card that cannot be played (privacy: see ``draw``).  Option ``draw_until_playable`` (seed 004
 variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by shuffling
 the discard pile except its top card (project rules, all games); if that is empty too the draw yields fewer cards.
 UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).
@@ -72,25 +73,41 @@ def turn_extra_legal(st, cfg, mask, count):
 
 @njit(cache=True)
 def draw(st, cfg, spec, dice, rng, seat):
-    """Draw (up to 10 with ``draw_until_playable``); a playable card opens the drawn phase, else the turn ends."""
-    limit = 10 if cfg[C_DRAW_UNTIL_PLAYABLE] == 1 and cfg[C_GAME] != GAME_DICE else 1
+    """Draw (up to 10 with ``draw_until_playable``, stopping at a playable card), then the drawn phase.
+
+    Card games enter the drawn phase whether or not the card is playable (only "keep" is offered when it is
+    not): the other seats see the same phase and the same seat to act either way, so they never learn whether
+    the hidden card was playable.  Only an empty draw (public: both piles empty) ends the turn at once.  In
+    UNO Dice the drawn die is public, so a die that does not match ends the turn directly.
+    """
+    cards = cfg[C_GAME] != GAME_DICE
+    limit = 10 if cfg[C_DRAW_UNTIL_PLAYABLE] == 1 and cards else 1
+    last = -1
     for _ in range(limit):
         kind = draw_one(st, cfg, spec, dice, rng, seat)
         if kind < 0:
             break
+        last = kind
         if matching.playable(st, cfg, spec, seat, kind):
             st[S_DRAWN] = kind
             st[S_PHASE] = PH_DRAWN
             return
+    if cards and last >= 0:
+        st[S_DRAWN] = last
+        st[S_PHASE] = PH_DRAWN
+        return
     matching.end_turn(st, cfg, spec, dice, rng, seat, False)
 
 
 @njit(cache=True)
-def drawn_legal(st, cfg, mask, uno_offered):
-    """The drawn phase: play the drawn card (with UNO when it leaves one card), or keep it (unless force_play)."""
+def drawn_legal(st, cfg, spec, mask, uno_offered):
+    """The drawn phase: play the drawn card when it is playable (with UNO when it leaves one card), or keep it
+    (unless force_play forces a playable card)."""
     k = cfg[C_K]
-    count = U.offer_play(mask, k, st[S_DRAWN], uno_offered)
-    if cfg[C_FORCE_PLAY] == 0:
+    count = 0
+    if matching.playable(st, cfg, spec, st[S_CUR], st[S_DRAWN]):
+        count = U.offer_play(mask, k, st[S_DRAWN], uno_offered)
+    if cfg[C_FORCE_PLAY] == 0 or count == 0:
         mask[A_KEEP_K * k + A_KEEP_B] = 1
         count += 1
     return count

@@ -57,7 +57,7 @@ def legal_mask(st, cfg, spec, dice, mask):
     if phase == PH_COLOUR:
         return wilds.colour_legal(cfg, mask)
     if phase == PH_DRAWN:
-        return drawing.drawn_legal(st, cfg, mask, uno_offered)
+        return drawing.drawn_legal(st, cfg, spec, mask, uno_offered)
     if phase == PH_PENDING:
         return wilds.pending_legal(st, cfg, spec, mask, uno_offered)
     if phase == PH_GIVE:
@@ -75,10 +75,12 @@ def _apply(st, rng, cfg, spec, dice, action, rew):
     k = cfg[C_K]
     seat = st[S_CUR]
     st[S_TURNS] += 1
+    if st[S_SHOWN_TO] == seat:  # the shown hand was seen at this decision; it is not news any more
+        wilds.forget_shown(st)
     if action < A_COLOUR_K * k + A_COLOUR_B:
         # a play: in a normal turn, of the drawn card, a stacked draw card or a jump-in
         if st[S_PHASE] == PH_JUMP:
-            house.jump(st, seat)
+            house.jump(st, spec, seat)
         kind = action if action < A_PLAY_UNO_K * k + A_PLAY_UNO_B else action - k
         matching.play(st, cfg, spec, dice, rng, seat, kind, action >= k, rew)
     elif action < A_DRAW_K * k + A_DRAW_B:

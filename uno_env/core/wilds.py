@@ -1,11 +1,12 @@
 """Wilds: naming the colour, the Wild Draw Four / Wild Draw 2 restriction, the pending penalty and challenges.
 
 Rules: a Wild names a colour (seeds 004, 000, 001).  Wild Draw Four (classic, dice) and Wild Draw 2 (pocket)
-are legal only when the player holds no card of the current colour (option ``wd4_legality: colour``, seed 004)
-or no other playable card (``any_playable``, seed 000; always in UNO Dice, seed 001).  With ``wd4_challenge``
-(seeds 004, 000; dice: ``dice_wd4_bluff``) an illegal one may be played as a bluff and the victim may challenge:
-guilty -> its player draws the penalty instead and the challenger takes a normal turn; innocent -> the
-challenger draws the penalty + 2 and loses the turn.  The victim of any draw card otherwise accepts: draws and
+are legal only when the player holds no other playable card (``wd4_legality: any_playable``, seeds 004, 000;
+always in UNO Dice, seed 001) or, under the retail rules (preset ``official``), no card of the current colour
+(``colour``).  With ``wd4_challenge`` (pocket by default, seed 000; classic ``official``; dice:
+``dice_wd4_bluff``) an illegal one may be played as a bluff and the victim may challenge: the challenged hand is
+shown to the challenger (seeds 000, 003; ``shown_*`` fields); guilty -> its player draws the penalty instead and
+the challenger takes a normal turn; innocent -> the challenger draws the penalty + 2 and loses the turn.  The victim of any draw card otherwise accepts: draws and
 loses the turn (answering with a draw card is the ``stacking`` house rule, ``house``).
 """
 from __future__ import annotations
@@ -121,12 +122,32 @@ def challenge(st, cfg, spec, dice, rng, seat):
     pending = st[S_PENDING]
     st[S_PENDING] = 0
     st[S_PENDING_SYM] = -1
+    show_hand(st, cfg, st[S_WD_PLAYER], seat)
     if st[S_WD_GUILTY] == 1:
         drawing.draw_many(st, cfg, spec, dice, rng, st[S_WD_PLAYER], pending)
         U.begin_turn(st, cfg, seat)
     else:
         drawing.draw_many(st, cfg, spec, dice, rng, seat, pending + 2)
         U.begin_turn(st, cfg, U.next_seat(st, cfg, seat, 1))
+
+
+@njit(cache=True)
+def show_hand(st, cfg, shown, to):
+    """``shown``'s hand as it is now is shown to ``to`` (seeds 000, 003: "Haastetun pelaajan on näytettävä
+    haastajalle korttinsa"); ``to``'s observation carries it until ``to`` takes its next decision."""
+    for kind in range(MAX_KINDS):
+        st[O_SHOWN_HAND + kind] = st[U.hand_at(shown, kind)] if kind < cfg[C_K] else 0
+    st[S_SHOWN_FROM] = shown
+    st[S_SHOWN_TO] = to
+
+
+@njit(cache=True)
+def forget_shown(st):
+    """No hand is shown (compiled)."""
+    for kind in range(MAX_KINDS):
+        st[O_SHOWN_HAND + kind] = 0
+    st[S_SHOWN_FROM] = -1
+    st[S_SHOWN_TO] = -1
 
 
 @njit(cache=True)
