@@ -321,7 +321,8 @@ def test_wild_playable_on_anything():
 def _wd4(rules=None, n=3, hand0=("wild draw four", "blue 1", "blue 2"), **kw):
     """Seat 0 holds a Wild Draw Four; the retail rules (OFFICIAL) unless ``rules`` override them."""
     hands_ = [list(hand0)] + [list(h) for h in (N7, M7, P7)[: n - 1]]
-    return cs({**OFFICIAL, **(rules or {})}, hands=hands_, top="red 5", draw=["green 1", "green 2", "green 3", "green 4", "green 5",
+    return cs({**OFFICIAL, **(rules or {})}, hands=hands_, top="red 5", draw=["green 1", "green 2", "green 3",
+                                                                             "green 4", "green 5",
                                                              "green 6"], **kw)
 
 
@@ -739,8 +740,8 @@ def test_stacking_any_wild_draw_four_answers_a_draw_two():
 
 
 def test_stacking_any_draw_two_answers_a_wild_draw_four_and_ends_its_challenge():
-    env = cs({"stacking": "any", **OFFICIAL}, hands=[["wild draw four", "blue 1", "blue 2"], ["blue draw two", "green 1",
-                                                                                      "green 2"], N7],
+    env = cs({"stacking": "any", **OFFICIAL},
+             hands=[["wild draw four", "blue 1", "blue 2"], ["blue draw two", "green 1", "green 2"], N7],
              top="red 5", current_colour="green", draw=[f"yellow {i}" for i in range(1, 7)])
     act(env, "play wild draw four", "choose colour red")
     assert legal(env) == {"accept", "challenge", "play blue draw two"}

@@ -1,12 +1,12 @@
 """Drawing and reshuffles.
 
 Rules: a player may draw one card instead of playing (project rules; option ``voluntary_draw``, default true; false
-= only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only,
-or keep it (seed 004; house rule ``force_play``: it must be played).  The drawn phase follows every draw of a
-card game, offering only "keep" for a card that cannot be played (privacy: see ``draw``).  Option ``draw_until_playable`` (seed 004
-variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by shuffling
-the discard pile except its top card (project rules, all games); if that is empty too the draw yields fewer cards.
-UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).
+= only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only, or
+keep it (seed 004; house rule ``force_play``: it must be played).  The drawn phase follows every draw of a card
+game, offering only "keep" for a card that cannot be played (privacy: see ``draw``).  Option ``draw_until_playable``
+(seed 004 variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by
+shuffling the discard pile except its top card (project rules, all games); if that is empty too the draw yields
+fewer cards.  UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).
 """
 from __future__ import annotations
 

@@ -1,13 +1,13 @@
 """Wilds: naming the colour, the Wild Draw Four / Wild Draw 2 restriction, the pending penalty and challenges.
 
-Rules: a Wild names a colour (seeds 004, 000, 001).  Wild Draw Four (classic, dice) and Wild Draw 2 (pocket)
-are legal only when the player holds no other playable card (``wd4_legality: any_playable``, seeds 004, 000;
-always in UNO Dice, seed 001) or, under the retail rules (preset ``official``), no card of the current colour
-(``colour``).  With ``wd4_challenge`` (pocket by default, seed 000; classic ``official``; dice:
-``dice_wd4_bluff``) an illegal one may be played as a bluff and the victim may challenge: the challenged hand is
-shown to the challenger (seeds 000, 003; ``shown_*`` fields); guilty -> its player draws the penalty instead and
-the challenger takes a normal turn; innocent -> the challenger draws the penalty + 2 and loses the turn.  The victim of any draw card otherwise accepts: draws and
-loses the turn (answering with a draw card is the ``stacking`` house rule, ``house``).
+Rules: a Wild names a colour (seeds 004, 000, 001).  Wild Draw Four (classic, dice) and Wild Draw 2 (pocket) are
+legal only when the player holds no other playable card (``wd4_legality: any_playable``, seeds 004, 000; always in
+UNO Dice, seed 001) or, under the retail rules (preset ``official``), no card of the current colour (``colour``).
+With ``wd4_challenge`` (pocket by default, seed 000; classic ``official``; dice: ``dice_wd4_bluff``) an illegal one
+may be played as a bluff and the victim may challenge: the challenged hand is shown to the challenger (seeds 000,
+003; ``shown_*`` fields); guilty -> its player draws the penalty instead and the challenger takes a normal turn;
+innocent -> the challenger draws the penalty + 2 and loses the turn.  The victim of any draw card otherwise accepts:
+draws and loses the turn (answering with a draw card is the ``stacking`` house rule, ``house``).
 """
 from __future__ import annotations
 
