@@ -21,7 +21,8 @@ SECTIONS = (
     ("colour", (0, 4), lambda kinds, i: f"choose colour {COLOURS[i]}", "name the colour after a wild"),
     ("draw", (0, 1), lambda kinds, i: "draw", "draw a card (dice: draw a die after a reroll)"),
     ("keep", (0, 1), lambda kinds, i: "keep drawn card",
-     "after drawing a playable card: keep it (not with `force_play`)"),
+     "after drawing: keep the card (the only choice when it cannot be played; under `force_play` a playable one "
+     "must be played)"),
     ("challenge", (0, 1), lambda kinds, i: "challenge", "facing a Wild Draw Four / Wild Draw 2: challenge it"),
     ("accept", (0, 1), lambda kinds, i: "accept", "facing a draw penalty: accept it"),
     ("pass", (0, 1), lambda kinds, i: "pass", "decline a jump-in"),
