@@ -87,11 +87,12 @@ class ObsView:
 
     Attributes are slices named after the README's observation layout: ``hand``, ``other_hands``, ``top``,
     ``colour``, ``phase``, ``direction``, ``hand_sizes``, ``called_uno``, ``draw_size``, ``discarded``, ``bag``,
-    ``pending``, ``drawn``, ``scores``, ``acting``.  Seat-indexed blocks start with the viewer.
+    ``pending``, ``drawn``, ``scores``, ``acting``, ``die_place``, ``die_face``.  Seat-indexed blocks start with the
+    viewer.
     """
 
     _NAMES = ("hand", "other_hands", "top", "colour", "phase", "direction", "hand_sizes", "called_uno",
-              "draw_size", "discarded", "bag", "pending", "drawn", "scores", "acting")
+              "draw_size", "discarded", "bag", "pending", "drawn", "scores", "acting", "die_place", "die_face")
 
     def __init__(self, game):
         offs = [int(x) for x in game.obs_offsets]

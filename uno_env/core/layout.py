@@ -117,6 +117,11 @@ FIELDS: tuple[Field, ...] = (
     Field("disc", (MAX_ITEMS,), "discard pile, top last (dice: [centre die id])"),
     Field("die_loc", (MAX_DICE,), "dice: seat, LOC_BAG or LOC_CENTRE per die"),
     Field("die_face", (MAX_DICE,), "dice: face index 0..5 per die"),
+    # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (seed 001)
+    Field("wd_die", (), "dice: the Wild Draw Four die a challenge may send back to its player, else -1"),
+    Field("wd_prev_die", (), "dice: the centre die that Wild Draw Four replaced, else -1"),
+    Field("wd_prev_face", (), "dice: that centre die's face index then, else -1"),
+    Field("wd_prev_colour", (), "dice: the current colour then, else -1"),
 )
 FIELD_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 
