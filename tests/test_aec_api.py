@@ -150,7 +150,7 @@ def test_observation_layout_tiles_the_vector(game, n):
     assert len(set(names)) == len(names)
     expect = {"hand", "top", "colour", "phase", "direction", "hand_sizes", "called_uno", "draw_size", "pending",
               "drawn", "scores", "acting"}
-    expect |= {"other_hands", "bag"} if game == "dice" else {"discarded"}
+    expect |= {"other_hands", "bag", "die_place", "die_face"} if game == "dice" else {"discarded"}
     assert set(names) == expect
     sizes = {name: length for _, length, name, _ in rows}
     k = env.unwrapped.game.num_kinds

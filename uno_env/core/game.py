@@ -78,6 +78,15 @@ class Game:
         return cfg
 
     # -- metadata -----------------------------------------------------------------------------
+    def describe_action(self, action: int, st: np.ndarray) -> str:
+        """The action's name, and for a UNO Dice ``play die i`` the face die i shows in state row ``st`` (the state
+        it is played from): ``"play die 4 (red 1)"``."""
+        name = self.action_names[action]
+        if self.num_dice and action >= self.offsets["play_die"]:
+            die = (action - self.offsets["play_die"]) % self.num_dice
+            name += f" ({self.kinds.names[self.dice[die, st[E.O_DIE_FACE + die]]]})"
+        return name
+
     def action_id(self, name: str) -> int:
         """The id of the action named ``name``; ValueError for an unknown name."""
         try:

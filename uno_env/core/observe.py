@@ -1,8 +1,9 @@
 """The observer: what one seat may know, as a flat float32 vector.
 
 Kept apart from the rules (as in OpenSpiel) so that privacy is decided in one place: this module reads only
-the viewer's own hand, public counts and, in UNO Dice, the public hands, bag and every die's place and face.  The draw-pile order, other
-hands (card games) and the hidden flags of the rules (e.g. whether a Wild Draw Four was a bluff) never enter.
+the viewer's own hand, public counts and, in UNO Dice, the public hands, bag and every die's place and face.
+The draw-pile order (dice: the bag's order and the next rolls), other hands (card games) and the hidden flags
+of the rules (e.g. whether a Wild Draw Four was a bluff) never enter.
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...],
          f"per die (by id): one-hot place among {n + 2}: the seats (viewer first, then in seat order), the bag, "
          "the centre"),
         ("die_face", num_dice * 6 if dice else 0,
-         "per die (by id): one-hot face index 0..5 shown (the kind is the dice set's face: Game.dice[die, face])"),
+         "per die (by id): one-hot face index 0..5 shown (its kind: Game.dice[die, face]); all 0 in the bag"),
     ]
     rows = []
     offsets = np.zeros(NUM_BLOCKS + 1, dtype=np.int64)
@@ -84,7 +85,8 @@ def observe_one(st, cfg, spec, offs, seat, out):
             else:
                 place = (loc - seat + n) % n
             out[offs[B_DIE_PLACE] + die * (n + 2) + place] = 1.0
-            out[offs[B_DIE_FACE] + die * 6 + st[E.O_DIE_FACE + die]] = 1.0
+            if place != n:  # a die in the bag shows no face until it is rolled
+                out[offs[B_DIE_FACE] + die * 6 + st[E.O_DIE_FACE + die]] = 1.0
     else:
         for kind in range(k):
             out[offs[B_DISCARDED] + kind] = st[E.O_DISC_COUNT + kind]

@@ -13,8 +13,8 @@ from __future__ import annotations
 from numba import njit
 
 from . import action_cards, drawing, house, matching
-from . import dice as D
 from . import common as U
+from . import dice as D
 from ._cache import rule_sources, track_dependencies
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .cards import COL_COLOUR, WILD_DRAW_FOUR, WILD_DRAW_TWO
