@@ -47,9 +47,10 @@ class Game:
         self.spec = np.ascontiguousarray(self.kinds.table)
         self.num_kinds = self.kinds.num_kinds
         self.num_items = int(self.spec[:, COL_COUNT].sum()) if self.name != "dice" else self.dice.shape[0]
-        self.offsets = actions.offsets(self.num_kinds)
+        self.num_dice: int = self.dice.shape[0] if self.name == "dice" else 0
+        self.offsets = actions.offsets(self.num_kinds, self.num_dice)
         self.num_actions: int = self.offsets["num_actions"]
-        self.action_names: list[str] = actions.action_names(self.kinds.names)
+        self.action_names: list[str] = actions.action_names(self.kinds.names, self.num_dice)
         self._action_ids = {name: i for i, name in enumerate(self.action_names)}
         self.cfg = self._cfg_array(rules)
         rows, offs = observation_layout(self.name, self.num_players, self.kinds.names, self.dice.shape[0],
@@ -78,6 +79,15 @@ class Game:
         return cfg
 
     # -- metadata -----------------------------------------------------------------------------
+    def describe_action(self, action: int, st: np.ndarray) -> str:
+        """The action's name, and for a UNO Dice ``play die i`` the face die i shows in state row ``st`` (the state
+        it is played from): ``"play die 4 (red 1)"``."""
+        name = self.action_names[action]
+        if self.num_dice and action >= self.offsets["play_die"]:
+            die = (action - self.offsets["play_die"]) % self.num_dice
+            name += f" ({self.kinds.names[self.dice[die, st[E.O_DIE_FACE + die]]]})"
+        return name
+
     def action_id(self, name: str) -> int:
         """The id of the action named ``name``; ValueError for an unknown name."""
         try:

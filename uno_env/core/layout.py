@@ -121,6 +121,11 @@ FIELDS: tuple[Field, ...] = (
     Field("shown_from", (), "seat whose hand was shown to shown_to after a challenge, else -1"),
     Field("shown_to", (), "the challenger who saw it, until that seat's next decision is taken, else -1"),
     Field("shown_hand", (MAX_KINDS,), "the challenged hand (count per kind) as it was when challenged"),
+    # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (seed 001)
+    Field("wd_die", (), "dice: the Wild Draw Four die a challenge may send back to its player, else -1"),
+    Field("wd_prev_die", (), "dice: the centre die that Wild Draw Four replaced, else -1"),
+    Field("wd_prev_face", (), "dice: that centre die's face index then, else -1"),
+    Field("wd_prev_colour", (), "dice: the current colour then, else -1"),
 )
 FIELD_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 

@@ -1,9 +1,10 @@
 """The observer: what one seat may know, as a flat float32 vector.
 
 Kept apart from the rules (as in OpenSpiel) so that privacy is decided in one place: this module reads only
-the viewer's own hand, public counts, a hand shown to the viewer after its challenge and, in UNO Dice, the public
-hands and bag.  The draw-pile order, other hands (card games) and the hidden flags of the rules (e.g. whether a
-Wild Draw Four was a bluff) never enter.
+the viewer's own hand, public counts, a hand shown to the viewer after its challenge and, in UNO Dice,
+the public hands, bag and every die's place and face.  The draw-pile order (dice: the bag's order and
+the next rolls), other hands (card games) and the hidden flags of the rules (e.g. whether a Wild Draw
+Four was a bluff) never enter.
 """
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ track_dependencies(__file__, rule_sources())
 # block ids, in layout order
 B_HAND, B_OTHER_HANDS, B_TOP, B_COLOUR, B_PHASE, B_DIRECTION, B_HAND_SIZES, B_CALLED, B_DRAW_SIZE = range(9)
 B_DISCARDED, B_BAG, B_PENDING, B_DRAWN, B_SCORES, B_ACTING, B_SHOWN_HAND, B_SHOWN_FROM = range(9, 17)
-NUM_BLOCKS = 17
+B_DIE_PLACE, B_DIE_FACE = 17, 18  # UNO Dice: every die, in die-id order (the play_die actions' order)
+NUM_BLOCKS = 19
 
 
 def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...], num_dice: int,
@@ -52,6 +54,11 @@ def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...],
          "kept until the viewer's next decision is taken, else zeros"),
         ("shown_from", n if shown_hand else 0,
          "one-hot seat that showed that hand (viewer first, so index 0 never set), else zeros"),
+        ("die_place", num_dice * (n + 2) if dice else 0,
+         f"per die (by id): one-hot place among {n + 2}: the seats (viewer first, then in seat order), the bag, "
+         "the centre"),
+        ("die_face", num_dice * 6 if dice else 0,
+         "per die (by id): one-hot face index 0..5 shown (its kind: Game.dice[die, face]); all 0 in the bag"),
     ]
     rows = []
     offsets = np.zeros(NUM_BLOCKS + 1, dtype=np.int64)
@@ -80,8 +87,17 @@ def observe_one(st, cfg, spec, offs, seat, out):
             for kind in range(k):
                 out[base + kind] = st[E.O_HAND + other * E.MAX_KINDS + kind]
         for die in range(cfg[E.C_NUM_DICE]):
-            if st[E.O_DIE_LOC + die] == E.LOC_BAG:
+            loc = st[E.O_DIE_LOC + die]
+            if loc == E.LOC_BAG:
                 out[offs[B_BAG] + die] = 1.0
+                place = n
+            elif loc == E.LOC_CENTRE:
+                place = n + 1
+            else:
+                place = (loc - seat + n) % n
+            out[offs[B_DIE_PLACE] + die * (n + 2) + place] = 1.0
+            if place != n:  # a die in the bag shows no face until it is rolled
+                out[offs[B_DIE_FACE] + die * 6 + st[E.O_DIE_FACE + die]] = 1.0
     else:
         for kind in range(k):
             out[offs[B_DISCARDED] + kind] = st[E.O_DISC_COUNT + kind]

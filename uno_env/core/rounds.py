@@ -40,6 +40,10 @@ def clear_round(st, cfg):
     st[S_PENDING_SYM] = -1
     st[S_WD_GUILTY] = 0
     st[S_WD_PLAYER] = -1
+    st[S_WD_DIE] = -1
+    st[S_WD_PREV_DIE] = -1
+    st[S_WD_PREV_FACE] = -1
+    st[S_WD_PREV_COLOUR] = -1
     st[S_DRAWN] = -1
     st[S_DRAWN_DIE] = -1
     st[S_UNO_MISSED] = -1

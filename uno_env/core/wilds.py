@@ -15,6 +15,7 @@ from numba import njit
 
 from . import action_cards, drawing, house, matching
 from . import common as U
+from . import dice as D
 from ._cache import rule_sources, track_dependencies
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .cards import COL_COLOUR, WILD_DRAW_FOUR, WILD_DRAW_TWO
@@ -124,9 +125,12 @@ def challenge(st, cfg, spec, dice, rng, seat):
     st[S_PENDING_SYM] = -1
     show_hand(st, cfg, st[S_WD_PLAYER], seat)
     if st[S_WD_GUILTY] == 1:
+        if cfg[C_GAME] == GAME_DICE:
+            D.take_back(st, cfg, dice, st[S_WD_PLAYER])  # seed 001: the rule breaker takes the die back
         drawing.draw_many(st, cfg, spec, dice, rng, st[S_WD_PLAYER], pending)
         U.begin_turn(st, cfg, seat)
     else:
+        D.forget_wd4(st)
         drawing.draw_many(st, cfg, spec, dice, rng, seat, pending + 2)
         U.begin_turn(st, cfg, U.next_seat(st, cfg, seat, 1))
 
@@ -153,6 +157,7 @@ def forget_shown(st):
 @njit(cache=True)
 def accept(st, cfg, spec, dice, rng, seat):
     """``seat`` draws the pending penalty and loses its turn (compiled)."""
+    D.forget_wd4(st)
     drawing.draw_many(st, cfg, spec, dice, rng, seat, st[S_PENDING])
     st[S_PENDING] = 0
     st[S_PENDING_SYM] = -1
