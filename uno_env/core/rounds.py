@@ -10,11 +10,16 @@ winner scores the points left in the other hands (numbers face value, actions 20
 option ``episode``: ``round`` ends the episode, ``match`` plays rounds until a score reaches ``target_score``
 (the dealer moves left; in UNO Dice the round winner starts).  Option ``reward``: ``win_loss`` (+1, -1/(n-1))
 or ``points`` (+-points/target each round).
+
+RLCard's first card (the ``rlcard`` preset) is options: ``first_wild: random_colour`` (a Wild takes a random
+colour), ``first_draw_two: play`` (the first player draws 2, then plays), ``first_reverse: dealer`` (the dealer
+plays first) and ``reverse_two_players: reverse``.
 """
 from __future__ import annotations
 
 from numba import njit
 
+from ..config import OPTIONS
 from . import common as U
 from . import dice as D
 from . import drawing
@@ -23,6 +28,9 @@ from .cards import COL_COLOUR, COL_COUNT, COL_SYMBOL, DRAW_ONE, DRAW_TWO, NO_COL
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())
+
+_FIRST_WILD_CHOOSE = OPTIONS["first_wild"].encode("choose_colour")
+_FIRST_WILD_RANDOM = OPTIONS["first_wild"].encode("random_colour")
 
 
 @njit(cache=True)
@@ -78,7 +86,8 @@ def deal_from_pile(st, cfg, spec, dice, rng):
         kind = st[O_DRAW + n]
         sym = spec[kind, COL_SYMBOL]
         if spec[kind, COL_COLOUR] == NO_COLOUR:
-            if sym == WILD and cfg[C_GAME] == GAME_CLASSIC and cfg[C_FIRST_WILD_CHOOSE] == 1:
+            keep_wild = cfg[C_FIRST_WILD_CHOOSE] == _FIRST_WILD_CHOOSE or cfg[C_FIRST_WILD_CHOOSE] == _FIRST_WILD_RANDOM
+            if sym == WILD and cfg[C_GAME] == GAME_CLASSIC and keep_wild:
                 break
             U.shuffle(st, O_DRAW, n + 1, rng)
             continue
@@ -91,6 +100,9 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     st[S_LAST_PLAYER] = -1
     st[S_PHASE] = PH_TURN
     st[S_CUR] = first
+    if spec[kind, COL_COLOUR] == NO_COLOUR and cfg[C_FIRST_WILD_CHOOSE] == _FIRST_WILD_RANDOM:
+        st[S_COLOUR] = U.below(rng, 4)  # RLCard's flip_top_card: a random colour, then the first player plays
+        return
     if spec[kind, COL_COLOUR] == NO_COLOUR:
         st[S_COLOUR] = 0
         st[S_PHASE] = PH_COLOUR
@@ -99,15 +111,16 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     st[S_COLOUR] = spec[kind, COL_COLOUR]
     if sym == SKIP:
         st[S_CUR] = (first + 1) % np_
-    elif sym == REVERSE and np_ == 2:  # acts as Skip; the direction flips as for a played Reverse
+    elif sym == REVERSE and np_ == 2 and cfg[C_REVERSE_NO_SKIP] == 0:  # acts as Skip; the direction flips too
         st[S_DIR] = -1
         st[S_CUR] = (first + 1) % np_
     elif sym == REVERSE:
         st[S_DIR] = -1
-        st[S_CUR] = (st[S_DEALER] - 1 + np_) % np_
+        st[S_CUR] = st[S_DEALER] if cfg[C_FIRST_REVERSE_DEALER] == 1 else (st[S_DEALER] - 1 + np_) % np_
     elif sym == DRAW_TWO or sym == DRAW_ONE:
         drawing.draw_many(st, cfg, spec, dice, rng, first, 2 if sym == DRAW_TWO else 1)
-        st[S_CUR] = (first + 1) % np_
+        if sym == DRAW_ONE or cfg[C_FIRST_DRAW_TWO_PLAY] == 0:
+            st[S_CUR] = (first + 1) % np_
 
 
 @njit(cache=True)
