@@ -248,7 +248,7 @@ def test_same_game_as_rlcard(n, budget):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("n, budget", [(2, 70_000), (3, 20_000), (4, 20_000)])
+@pytest.mark.parametrize("n, budget", [(2, 60_000), (3, 20_000), (4, 20_000)])
 def test_same_game_as_rlcard_soak(n, budget):
     t = run(n, budget, seed0=1_000_000 * n)
     check_tally(t, n, budget)
