@@ -215,3 +215,11 @@ def test_drawn_card_from_a_refilled_pile():
     assert s["discard_pile"][0] == "red 5" and len(s["discard_pile"]) in (1, 2)  # the top stays; maybe the drawn
     assert len(s["draw_pile"]) == 108 - 9 - 1 - 1
     assert env.unwrapped.game.check_invariants(env.unwrapped.game_state.row) == ""
+
+
+def test_drawn_card_played_at_once_is_no_missed_uno_call():
+    # with uno_call: explicit a card played without a decision cannot have missed the call: no penalty
+    env = scenario("classic", rl(uno_call="explicit"), hands=[["green 2"], N7], top="red 5", draw=["red 9"])
+    act(env, "draw")
+    s = sd(env)
+    assert s["top"] == "red 9" and sizes(env) == [1, 7] and s["called_uno"][0] and s["current_seat"] == 1

@@ -82,7 +82,7 @@ def draw_rlcard(st, cfg, spec, dice, rng, seat):
     if kind < 0 or (colour != NO_COLOUR and colour != st[S_COLOUR]):
         matching.end_turn(st, cfg, spec, dice, rng, seat, False)
         return
-    uno.on_play(st, cfg, seat, False)
+    uno.on_play(st, cfg, seat, True)  # no decision, so no missed UNO call either (with uno_call: explicit)
     U.remove_from_hand(st, seat, kind)
     U.put_on_top(st, cfg, dice, seat, kind, -1)
     st[S_LAST_PLAYER] = seat
