@@ -926,7 +926,7 @@ def test_jump_in_off_by_default():
 def test_rlcard_preset():
     cfg = RuleConfig.make("classic", "rlcard")
     assert cfg.num_players == 2 and cfg.uno_call == "auto" and not cfg.wd4_challenge
-    assert cfg.wd4_legality == "any_playable" and not cfg.voluntary_draw and cfg.force_play
+    assert cfg.wd4_legality == "any_playable" and not cfg.voluntary_draw and cfg.drawn_card == "rlcard"
     assert cfg.episode == "round" and cfg.reward == "win_loss"
     # WD4 only with no other legal move; no draw while something is playable; no UNO actions
     env = cs("rlcard", hands=[["wild draw four", "yellow 5", "blue 2"], N7], top="red 5")
@@ -937,8 +937,8 @@ def test_rlcard_preset():
     assert sizes(env) == [2, 11] and sd(env)["current_seat"] == 0
     env = cs("rlcard", hands=[["green 1", "blue 2"], N7], top="red 5", draw=["red 1"])
     assert legal(env) == {"draw"}
-    act(env, "draw")
-    assert legal(env) == {"play red 1"}
+    act(env, "draw")  # RLCard plays a drawn card of the current colour at once (tests/test_rules_rlcard.py)
+    assert sd(env)["top"] == "red 1" and sd(env)["current_seat"] == 1
 
 
 def test_rlcard_preset_by_name_and_yaml():

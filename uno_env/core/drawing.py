@@ -6,17 +6,19 @@ keep it (seed 004; house rule ``force_play``: it must be played).  The drawn pha
 game, offering only "keep" for a card that cannot be played (privacy: see ``draw``).  Option ``draw_until_playable``
 (seed 004 variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by
 shuffling the discard pile except its top card (project rules, all games); if that is empty too the draw yields
-fewer cards.  UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).
+fewer cards.  UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).  Option ``drawn_card: rlcard`` plays
+RLCard's drawn card instead (``draw_rlcard``): no decision, and the card's fate is public (it is played or kept).
 """
 from __future__ import annotations
 
 from numba import njit
 
+from . import action_cards, matching, uno
 from . import common as U
 from . import dice as D
-from . import matching
 from ._cache import rule_sources, track_dependencies
 from .actions import *  # noqa: F403 - generated action section starts A_*
+from .cards import COL_COLOUR, NO_COLOUR
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())
@@ -72,6 +74,28 @@ def turn_extra_legal(st, cfg, mask, count):
 
 
 @njit(cache=True)
+def draw_rlcard(st, cfg, spec, dice, rng, seat):
+    """``drawn_card: rlcard``, RLCard 1.2.0's ``_perform_draw_action``: one card, no decision.  A card of the
+    current colour is played with its effect; a wild is played as a plain Wild (a Wild Draw Four gives no
+    penalty) naming a random colour; any other card is kept, even one matching by number or symbol."""
+    kind = draw_one(st, cfg, spec, dice, rng, seat)
+    colour = -1 if kind < 0 else spec[kind, COL_COLOUR]
+    if kind < 0 or (colour != NO_COLOUR and colour != st[S_COLOUR]):
+        matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+        return
+    uno.on_play(st, cfg, seat, True)  # no decision, so no missed UNO call either (with uno_call: explicit)
+    U.remove_from_hand(st, seat, kind)
+    U.put_on_top(st, cfg, dice, seat, kind, -1)
+    st[S_LAST_PLAYER] = seat
+    st[S_PLAYED] = 1
+    if colour == NO_COLOUR:
+        st[S_COLOUR] = U.below(rng, 4)
+        matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+    else:
+        action_cards.apply_effect(st, cfg, spec, dice, rng, seat)
+
+
+@njit(cache=True)
 def draw(st, cfg, spec, dice, rng, seat):
     """Draw (up to 10 with ``draw_until_playable``, stopping at a playable card), then the drawn phase.
 
@@ -80,6 +104,9 @@ def draw(st, cfg, spec, dice, rng, seat):
     the hidden card was playable.  Only an empty draw (public: both piles empty) ends the turn at once.  In
     UNO Dice the drawn die is public, so a die that does not match ends the turn directly.
     """
+    if cfg[C_DRAWN_RLCARD] == 1:
+        draw_rlcard(st, cfg, spec, dice, rng, seat)
+        return
     cards = cfg[C_GAME] != GAME_DICE
     limit = 10 if cfg[C_DRAW_UNTIL_PLAYABLE] == 1 and cards else 1
     last = -1

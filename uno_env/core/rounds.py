@@ -12,11 +12,16 @@ winner scores the points left in the other hands (numbers face value, actions 20
 option ``episode``: ``round`` ends the episode, ``match`` plays rounds until a score reaches ``target_score``
 (the dealer moves left; in UNO Dice the round winner starts).  Option ``reward``: ``win_loss`` (+1, -1/(n-1))
 or ``points`` (+-points/target each round).
+
+RLCard's first card (the ``rlcard`` preset) is options: ``first_wild: random_colour`` (a Wild takes a random
+colour), ``first_draw_two: play`` (the first player draws 2, then plays), ``first_reverse: dealer`` (the dealer
+plays first) and ``reverse_two_players: reverse``.
 """
 from __future__ import annotations
 
 from numba import njit
 
+from ..config import OPTIONS
 from . import common as U
 from . import dice as D
 from . import drawing, wilds
@@ -25,6 +30,7 @@ from .cards import COL_COLOUR, COL_COUNT, COL_SYMBOL, DRAW_ONE, DRAW_TWO, NO_COL
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())
+
 
 
 @njit(cache=True)
@@ -56,8 +62,9 @@ def clear_round(st, cfg):
     wilds.forget_shown(st)
 
 
-#: The choices of the ``first_wild`` option, in its order (the compiled rules read the index).
-FIRST_WILD_REDEAL, FIRST_WILD_RESHUFFLE, FIRST_WILD_CHOOSE = 0, 1, 2
+#: The choices of the ``first_wild`` option (the compiled rules read the index).
+FIRST_WILD_REDEAL, FIRST_WILD_RESHUFFLE, FIRST_WILD_CHOOSE, FIRST_WILD_RANDOM = (
+    OPTIONS["first_wild"].encode(choice) for choice in ("redeal", "reshuffle", "choose_colour", "random_colour"))
 #: Redeals allowed before giving up.  A redeal is a fresh shuffle of the whole deck, so the chance that the
 #: first card flipped is a wild again is (wilds / cards) independently each time: 8/108 classic, so 200 wild
 #: first cards in a row has probability below 1e-220; only a deck with no coloured card could reach the cap,
@@ -115,7 +122,8 @@ def deal_from_pile(st, cfg, spec, dice, rng):
         if spec[kind, COL_COLOUR] == NO_COLOUR:
             if classic and cfg[C_FIRST_WILD] == FIRST_WILD_REDEAL:
                 return False
-            if sym == WILD and classic and cfg[C_FIRST_WILD] == FIRST_WILD_CHOOSE:
+            keep_wild = cfg[C_FIRST_WILD] == FIRST_WILD_CHOOSE or cfg[C_FIRST_WILD] == FIRST_WILD_RANDOM
+            if sym == WILD and classic and keep_wild:
                 break
             U.shuffle(st, O_DRAW, n + 1, rng)
             continue
@@ -128,6 +136,9 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     st[S_LAST_PLAYER] = -1
     st[S_PHASE] = PH_TURN
     st[S_CUR] = first
+    if spec[kind, COL_COLOUR] == NO_COLOUR and cfg[C_FIRST_WILD] == FIRST_WILD_RANDOM:
+        st[S_COLOUR] = U.below(rng, 4)  # RLCard's flip_top_card: a random colour, then the first player plays
+        return True
     if spec[kind, COL_COLOUR] == NO_COLOUR:
         st[S_COLOUR] = 0
         st[S_PHASE] = PH_COLOUR
@@ -136,15 +147,16 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     st[S_COLOUR] = spec[kind, COL_COLOUR]
     if sym == SKIP:
         st[S_CUR] = (first + 1) % np_
-    elif sym == REVERSE and np_ == 2:  # acts as Skip; the direction flips as for a played Reverse
+    elif sym == REVERSE and np_ == 2 and cfg[C_REVERSE_NO_SKIP] == 0:  # acts as Skip; the direction flips too
         st[S_DIR] = -1
         st[S_CUR] = (first + 1) % np_
     elif sym == REVERSE:
         st[S_DIR] = -1
-        st[S_CUR] = (st[S_DEALER] - 1 + np_) % np_
+        st[S_CUR] = st[S_DEALER] if cfg[C_FIRST_REVERSE_DEALER] == 1 else (st[S_DEALER] - 1 + np_) % np_
     elif sym == DRAW_TWO or sym == DRAW_ONE:
         drawing.draw_many(st, cfg, spec, dice, rng, first, 2 if sym == DRAW_TWO else 1)
-        st[S_CUR] = (first + 1) % np_
+        if sym == DRAW_ONE or cfg[C_FIRST_DRAW_TWO_PLAY] == 0:
+            st[S_CUR] = (first + 1) % np_
     return True
 
 
