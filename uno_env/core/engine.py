@@ -54,7 +54,7 @@ def legal_mask(st, cfg, spec, dice, mask):
         if phase == PH_TURN or phase == PH_REROLLED:
             D.turn_extra_legal(st, cfg, mask, matching.turn_legal(st, cfg, spec, mask, uno_offered))
         elif phase == PH_DRAWN:
-            drawing.drawn_legal(st, cfg, mask, uno_offered)
+            drawing.drawn_legal(st, cfg, spec, mask, uno_offered)
         elif phase == PH_COLOUR:
             return wilds.colour_legal(cfg, mask)
         elif phase == PH_PENDING:
