@@ -159,7 +159,8 @@ def h_act(env, seat=0, **weights):
 def test_heuristic_keeps_wilds_and_never_bluffs():
     env = scenario("classic", "official", hands=[["red 3", "wild", "blue 5", "green 7"], other(5)], top="red 9")
     assert h_act(env) == "play red 3"
-    env = scenario("classic", "official", hands=[["red 1", "wild draw four", "blue 9", "green 7"], other(5)], top="red 9")
+    env = scenario("classic", "official",
+                   hands=[["red 1", "wild draw four", "blue 9", "green 7"], other(5)], top="red 9")
     assert h_act(env) in {"play red 1", "play blue 9"}
     # Wild Draw Four is legal without a red card: played gladly
     env = scenario("classic", "official", hands=[["wild draw four", "blue 5", "green 6"], other(5)], top="red 9")
