@@ -142,7 +142,7 @@ class HumanAgent(BaseAgent):
             return "first name the colour of your wild (a 'choose colour ...' action)"
         if phase == PH_DRAWN:
             d = g.kinds.names[int(np.argmax(drawn))] if drawn.any() else "a card"
-            return f"you just drew {d}: play it or keep it"
+            return f"you just drew {d}: play it (when it can be played) or keep it"
         if phase == PH_PENDING:
             return "a draw card is aimed at you: accept it (or challenge or stack it, when listed)"
         if phase == PH_GIVE:

@@ -261,8 +261,9 @@ def test_wd2_challenge_shows_the_hand_to_the_challenger_only(guilty):
     # kept until the challenger's next decision is taken: guilty -> seat 1 acts now; innocent -> after seat 2
     if not guilty:
         assert sd(env)["current_seat"] == 2
-        act(env, "draw", "keep drawn card")
-        assert _shown(env, "player_1")[0].any()
+        while sd(env)["current_seat"] != 1:  # seats 2 and 0 draw and keep
+            act(env, "draw", "keep drawn card")
+            assert _shown(env, "player_1")[0].any()
     assert sd(env)["current_seat"] == 1 and _shown(env, "player_1")[0].any()
     act(env, "draw")
     assert not _shown(env, "player_1")[0].any() and sd(env)["shown"] is None
