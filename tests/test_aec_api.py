@@ -180,7 +180,8 @@ def test_action_names_table(game, k, d):
     assert [names[off[s]] for s in ("draw", "keep", "challenge", "accept", "pass", "reroll")] == [
         "draw", "keep drawn card", "challenge", "accept", "pass", "reroll"]
     assert names[off["give"]].startswith("give ") and names[off["swap"]] == "swap hands with seat +1"
-    assert names[-1] == "swap hands with seat +9"
+    assert names[3 * k + 18] == "swap hands with seat +9"
+    assert names[-1] == ("play die 23 + UNO" if d else "swap hands with seat +9")
     kinds = env.unwrapped.game.kinds.names
     assert names[:k] == [f"play {x}" for x in kinds]
     with pytest.raises(ValueError, match="unknown action"):
