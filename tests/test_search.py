@@ -168,6 +168,23 @@ def test_unseen_cards_are_spread_uniformly_and_a_biased_sampler_is_caught():
     assert p_hand_b < 1e-6, p_hand_b
 
 
+def test_a_hand_shown_at_a_challenge_stays_in_the_sample():
+    """The challenger saw the challenged hand (seeds 000, 003): while it sees it, every sample deals it that hand."""
+    g = _game("classic", 3)
+    st, _ = _new(g, 6)
+    k = g.num_kinds
+    real = st[E.O_HAND + 1 * MAX_KINDS: E.O_HAND + 1 * MAX_KINDS + k].copy()
+    st[E.S_SHOWN_FROM], st[E.S_SHOWN_TO] = 1, 0
+    st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + k] = real
+    word = np.full(1, 5, np.uint64)
+    for _ in range(50):
+        s, _ = _sample(g, st, 0, word)
+        assert np.array_equal(s[E.O_HAND + MAX_KINDS: E.O_HAND + MAX_KINDS + k], real)
+    # seat 2 did not see it: its samples redeal seat 1's hand
+    seen = {tuple(_sample(g, st, 2, word)[0][E.O_HAND + MAX_KINDS: E.O_HAND + MAX_KINDS + k]) for _ in range(20)}
+    assert len(seen) > 1
+
+
 def test_inconsistent_public_counts_are_refused():
     g = _game("classic", 2)
     st, _ = _new(g, 1)

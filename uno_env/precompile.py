@@ -108,7 +108,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """``uno-env precompile``: compile every kernel; returns the exit status."""
+    """``uno-env precompile``: compile every kernel into numba's cache; exit code 0."""
     seconds = precompile(verbose=not args.quiet)
     if not args.quiet:
         print(f"uno-env precompile: every kernel is in numba's cache ({seconds:.1f} s)")

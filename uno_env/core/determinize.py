@@ -23,12 +23,15 @@ What is hidden and redrawn:
 * the PRNG word: the real one would replay the real future draws (and, in UNO Dice, the real future rolls), so
   the sample gets a fresh word drawn from the caller's stream.
 
+* a hand shown to the seat at a challenge (the ``shown_*`` fields, while the seat still sees it): that seat's
+  sampled hand holds every shown card, and only its other cards are drawn from the unseen ones.
+
 Not used (documented gaps): what a seat learned privately beyond the observation (the hand it gave away by a
-``seven_zero`` swap or a Wild Dip Into Deck give, a hand shown to it at a challenge); a sample treats those
-cards as unseen.
+``seven_zero`` swap or a Wild Dip Into Deck give); a sample treats those cards as unseen.
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from . import common as U
@@ -110,12 +113,39 @@ def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
     pos = 0
     cur = st[S_CUR]
     other_drew = st[S_PHASE] == PH_DRAWN and cur != seat and st[S_DRAWN] >= 0 and st[O_HAND_N + cur] > 0
+    # a hand shown to this seat at a challenge (until its next decision): those cards are that seat's for sure;
+    # take them out of the pool (it is shuffled, so removing the last matching copies keeps it uniform)
+    shown = st[S_SHOWN_FROM]
+    known = 0
+    shown_counts = np.zeros(MAX_KINDS, np.int32)
+    if st[S_SHOWN_TO] == seat and shown >= 0 and shown != seat and shown < n:
+        # (if the shown seat has played since, a shown card may be on the discard pile now: it is skipped)
+        for kind in range(k):
+            for _ in range(st[O_SHOWN_HAND + kind]):
+                at = -1
+                for i in range(m - 1, -1, -1):
+                    if pool[i] == kind:
+                        at = i
+                        break
+                if at < 0 or known >= st[O_HAND_N + shown]:
+                    continue
+                pool[at] = pool[m - 1]
+                m -= 1
+                known += 1
+                shown_counts[kind] += 1
+    else:
+        shown = -1
     for s in range(n):
         if s == seat:
             continue
         for kind in range(k):
             out[U.hand_at(s, kind)] = 0
-        for _ in range(st[O_HAND_N + s]):
+        take = st[O_HAND_N + s]
+        if s == shown:
+            for kind in range(k):
+                out[U.hand_at(s, kind)] = shown_counts[kind]
+            take -= known
+        for _ in range(take):
             out[U.hand_at(s, pool[pos])] += 1
             pos += 1
     for i in range(m - pos):
