@@ -28,7 +28,7 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -126,7 +126,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
 
     def _after_copy(self) -> None:
         super()._after_copy()
-        self.action_space._legal_mask = self._mask  # MaskedDiscrete drops its link to the mask when copied
+        # MaskedDiscrete drops its link to the mask when copied
+        cast(MaskedDiscrete, self.action_space)._legal_mask = self._mask
 
     # ------------------------------------------------------------------------------------------ set-up
     def _make_opponents(self, opponents: Any, n: int) -> list[Any]:
@@ -248,7 +249,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             return np.zeros(self.game.num_actions, dtype=bool)
         return self._mask.astype(bool)
 
-    def render(self) -> str | np.ndarray | None:
+    # Gymnasium declares render() with a type variable the Env class never binds; ours returns text or an image
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """``ansi``: the public state and the learner's hand as text; ``human``: print it and return None;
         ``rgb_array``: an image of the table (uint8, H x W x 3).
         """

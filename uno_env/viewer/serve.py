@@ -79,7 +79,7 @@ class PlaySession:
         self.env = UnoGymEnv(game, num_players=num_players, rules=self.game.rules, opponents=agents,
                              learner_seat=seat, illegal_action="raise")
         self.seat = seat
-        self.names = [str(getattr(a, "name", a)) for a in agents]
+        self.names: list[str | None] = [str(getattr(a, "name", a)) for a in agents]
         self.names.insert(seat, None)  # the page labels this seat "you"
         self._seed = random.SystemRandom().randrange(2**31) if seed is None else int(seed)
         self._games = 0
