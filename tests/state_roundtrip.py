@@ -66,7 +66,8 @@ def view(env) -> tuple:
 def twin_run(game: str, n: int, rules: dict[str, Any], seed: int, restore_p: float, phases: set | None = None,
              episodes: int = 1, max_steps: int = 100_000, fresh_p: float = 0.1) -> tuple[int, int, int]:
     """Play ``episodes`` episodes of random legal play twice (see the module doc); restore with probability
-    ``restore_p`` before each step, into a fresh env with probability ``fresh_p``, else into a used one.  Returns (steps, restores, differences); records the phases visited."""
+    ``restore_p`` before each step, into a fresh env with probability ``fresh_p``, else into a used one.
+    Returns (steps, restores, differences); records the phases visited."""
     ref = make(game, n, rules)
     ref.reset(seed=seed)
     env = restored(ref, through_json(ref.state_dict()))

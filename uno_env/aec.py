@@ -232,12 +232,12 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             raise TypeError(f"env: expected a mapping (the shell's state), got {type(env).__name__}")
         keys = {"kind", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
                 "terminations", "truncations", "infos", "seed", "episode", "illegal_ended"}
+        if env.get("kind") != "aec":
+            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; an AEC "
+                             f"environment loads 'aec' states (drop the 'env' key to load only the game)")
         if set(env) != keys:
             raise ValueError(f"env: expected the keys {sorted(keys)}; missing {sorted(keys - set(env))}, unknown "
                              f"{sorted(map(str, set(env) - keys))}")
-        if env["kind"] != "aec":
-            raise ValueError(f"env.kind: this state was saved by a {short_repr(env['kind'])} environment; an AEC "
-                             f"environment loads 'aec' states (drop the 'env' key to load only the game)")
         agents = env["agents"]
         if not isinstance(agents, list) or any(a not in self.possible_agents for a in agents) \
                 or agents != [a for a in self.possible_agents if a in agents]:

@@ -323,11 +323,13 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             return
         env = d["env"]
         keys = {"kind", "aec", "learner_seat", "done", "np_random", "opponents"}
-        if not isinstance(env, Mapping) or set(env) != keys:
-            raise ValueError(f"env: expected a mapping with the keys {sorted(keys)}, got {short_repr(env)}")
-        if env["kind"] != "gymnasium":
-            raise ValueError(f"env.kind: this state was saved by a {short_repr(env['kind'])} environment; a "
+        if not isinstance(env, Mapping):
+            raise TypeError(f"env: expected a mapping (the shell's state), got {type(env).__name__}")
+        if env.get("kind") != "gymnasium":
+            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; a "
                              f"Gymnasium env loads 'gymnasium' states (drop the 'env' key to load only the game)")
+        if set(env) != keys:
+            raise ValueError(f"env: expected the keys {sorted(keys)}, got {sorted(map(str, env))}")
         seat = env["learner_seat"]
         if type(seat) is not int or not 0 <= seat < self.num_players:
             raise ValueError(f"env.learner_seat: expected a seat in 0..{self.num_players - 1}, got {short_repr(seat)}")

@@ -316,12 +316,12 @@ class _VectorBase(ExactCopy, GameMetadata):
         single = hasattr(self, "_learner")
         keys = {"kind", "seed", "seed_blocks", "seed_pos", "episode", "episode_seed", "opponent_rng"} | (
             {"learner_seat", "opponent_ids"} if single else set())
+        if env.get("kind") != "vector":
+            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; a vector "
+                             f"env loads 'vector' states (drop the 'env' key to load only the game)")
         if set(env) != keys:
             raise ValueError(f"env: expected the keys {sorted(keys)}; missing {sorted(keys - set(env))}, unknown "
                              f"{sorted(map(str, set(env) - keys))}")
-        if env["kind"] != "vector":
-            raise ValueError(f"env.kind: this state was saved by a {short_repr(env['kind'])} environment; a vector "
-                             f"env loads 'vector' states (drop the 'env' key to load only the game)")
         limits = {"seed": (0, 2**64 - 1), "seed_blocks": (1, 2**62), "seed_pos": (0, SEEDS_PER_REFILL),
                   "episode": (-1, 2**62), "episode_seed": (0, 2**63 - 1)}
         for key, (lo, hi) in limits.items():

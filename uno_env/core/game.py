@@ -233,7 +233,8 @@ class Game:
         with the missing or duplicated cards named when conservation is broken)."""
         problem = state_problem(self, st)
         if problem and FAILURE_NAMES[BAD_CONSERVATION] in problem and self.name != "dice":
-            problem += self._conservation_detail(L.StateView(np.asarray(st, dtype=np.int32)))
+            detail = self._conservation_detail(L.StateView(np.asarray(st, dtype=np.int32)))
+            problem = problem.replace("(conservation)", f"(conservation{detail})")
         return problem
 
     def view_dict(self, st: np.ndarray) -> dict[str, Any]:
