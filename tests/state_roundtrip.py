@@ -23,6 +23,7 @@ CONFIGS: list[tuple[str, int, dict[str, Any]]] = [
     ("classic", 2, {"force_play": True, "stacking": "same", "uno_call": "auto", "wd4_legality": "any_playable"}),
     ("classic", 5, {"seven_zero": True, "voluntary_draw": False, "uno_catch_probability": 0.5}),
     ("classic", 2, {"preset": "rlcard"}),
+    ("classic", 3, {"preset": "official", "stacking": "any"}),
     ("classic", 2, {"max_turns": 40}),
     ("pocket", 2, {}),
     ("pocket", 3, {"extra_wild": True, "jump_in": True, "stacking": "any", "seven_zero": True}),

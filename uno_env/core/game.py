@@ -33,7 +33,7 @@ _SLICES = tuple((f.name, L.OFFSETS[f.name], f.size, f.shape) for f in L.FIELDS)
 VIEW_KEYS = (
     "game", "hands", "current_colour", "direction", "current_seat", "phase", "scores", "called_uno", "pending_draw",
     "top", "dealer", "round", "turns", "done", "round_winner", "round_points", "match_winner", "drawn",
-    "pending_symbol", "wd_guilty", "wd_player", "uno_missed", "bag", "centre_die", "dice", "draw_pile",
+    "pending_symbol", "wd_guilty", "wd_player", "uno_missed", "shown", "bag", "centre_die", "dice", "draw_pile",
     "discard_pile",
 )
 
@@ -63,13 +63,15 @@ class Game:
         self.spec = np.ascontiguousarray(self.kinds.table)
         self.num_kinds = self.kinds.num_kinds
         self.num_items = int(self.spec[:, COL_COUNT].sum()) if self.name != "dice" else self.dice.shape[0]
-        self.offsets = actions.offsets(self.num_kinds)
+        self.num_dice: int = self.dice.shape[0] if self.name == "dice" else 0
+        self.offsets = actions.offsets(self.num_kinds, self.num_dice)
         self.num_actions: int = self.offsets["num_actions"]
-        self.action_names: list[str] = actions.action_names(self.kinds.names)
+        self.action_names: list[str] = actions.action_names(self.kinds.names, self.num_dice)
         self._action_ids = {name: i for i, name in enumerate(self.action_names)}
         self.cfg = self._cfg_array(rules)
         self._rules_dict = rules.to_dict()
-        rows, offs = observation_layout(self.name, self.num_players, self.kinds.names, self.dice.shape[0])
+        rows, offs = observation_layout(self.name, self.num_players, self.kinds.names, self.dice.shape[0],
+                                        shown_hand=self.name != "dice" and bool(rules.wd4_challenge))
         self.observation_layout: list[tuple[int, int, str, str]] = rows
         self.obs_offsets = offs
         self.obs_dim = int(offs[-1])
@@ -94,6 +96,15 @@ class Game:
         return cfg
 
     # -- metadata -----------------------------------------------------------------------------
+    def describe_action(self, action: int, st: np.ndarray) -> str:
+        """The action's name, and for a UNO Dice ``play die i`` the face die i shows in state row ``st`` (the state
+        it is played from): ``"play die 4 (red 1)"``."""
+        name = self.action_names[action]
+        if self.num_dice and action >= self.offsets["play_die"]:
+            die = (action - self.offsets["play_die"]) % self.num_dice
+            name += f" ({self.kinds.names[self.dice[die, st[E.O_DIE_FACE + die]]]})"
+        return name
+
     def action_id(self, name: str) -> int:
         """The id of the action named ``name``; ValueError for an unknown name."""
         try:
@@ -264,6 +275,10 @@ class Game:
             "wd_guilty": int(st[E.S_WD_GUILTY]),
             "wd_player": int(st[E.S_WD_PLAYER]),
             "uno_missed": int(st[E.S_UNO_MISSED]),
+            "shown": None if st[E.S_SHOWN_TO] < 0 else {
+                "from": int(st[E.S_SHOWN_FROM]), "to": int(st[E.S_SHOWN_TO]),
+                "hand": self._kind_list(st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + k]),
+            },
         }
         if self.name == "dice":
             bag = [int(x) for x in st[E.O_DRAW: E.O_DRAW + st[E.S_DRAW_N]]]
@@ -369,6 +384,18 @@ class Game:
             st[E.S_PHASE] = _choice("phase", d["phase"], E.PHASE_NAMES)
         if "drawn" in d:
             st[E.S_DRAWN] = -1 if d["drawn"] is None else self.kinds.index(_names("drawn", [d["drawn"]])[0])
+        if "shown" in d:
+            shown = d["shown"]
+            st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + E.MAX_KINDS] = 0
+            st[E.S_SHOWN_FROM] = st[E.S_SHOWN_TO] = -1
+            if shown is not None:
+                if not isinstance(shown, Mapping) or set(shown) - {"from", "to", "hand"}:
+                    raise ValueError(f"shown: expected None or {{'from': seat, 'to': seat, 'hand': [cards]}}, got "
+                                     f"{short_repr(shown)}")
+                st[E.S_SHOWN_FROM] = _int("shown.from", shown.get("from"), 0, n - 1)
+                st[E.S_SHOWN_TO] = _int("shown.to", shown.get("to"), 0, n - 1)
+                for name in _names("shown.hand", shown.get("hand", [])):
+                    st[E.O_SHOWN_HAND + self.kinds.index(name)] += 1
         if "scores" in d:
             st[E.O_SCORES: E.O_SCORES + n] = _ints("scores", d["scores"], n)
         if "called_uno" in d:

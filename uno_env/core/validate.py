@@ -45,7 +45,9 @@ def _scalar_bounds(game: Game) -> dict[str, tuple[int, int]]:
         "round": (0, INT32_MAX), "turns": (0, INT32_MAX), "done": (0, 2), "winner": (-1, n - 1),
         "draw_n": (0, nd if nd else L.MAX_ITEMS), "disc_n": (1, 1 if nd else L.MAX_ITEMS), "cont": (0, 1),
         "last_player": (-1, n - 1), "round_points": (0, INT32_MAX), "match_winner": (-1, n - 1),
-        "flips": (0, INT32_MAX), "played": (0, 1),
+        "flips": (0, INT32_MAX), "played": (0, 1), "shown_from": (-1, n - 1), "shown_to": (-1, n - 1),
+        "wd_die": (-1, nd - 1), "wd_prev_die": (-1, nd - 1), "wd_prev_face": (-1, 5 if nd else -1),
+        "wd_prev_colour": (-1, 3 if nd else -1),
     }
 
 
@@ -64,7 +66,7 @@ def field_bounds(game: Game) -> dict[str, tuple[int, int]]:
     out.update({
         "hand_n": (0, L.MAX_ITEMS), "called": (0, 1), "scores": (0, INT32_MAX), "hand": (0, L.MAX_ITEMS),
         "disc_count": (0, L.MAX_ITEMS), "draw": (0, item), "disc": (0, item), "die_loc": (L.LOC_CENTRE, n - 1),
-        "die_face": (0, 5),
+        "die_face": (0, 5), "shown_hand": (0, L.MAX_ITEMS),
     })
     return out
 
