@@ -36,7 +36,7 @@ def _playing(game: str, n: int = 2, rules=None, seed: int = 0, steps: int = 0, p
     for i in range(100_000):
         if (phase is None and i >= steps) or (phase is not None and env.game_state.phase_name == phase):
             return env
-        if not env.agents or env.terminations[env.agent_selection]:
+        if not env.agents or env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
             env.reset()
             continue
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
