@@ -145,7 +145,7 @@ def test_round_trip_at_every_step_reaches_every_phase_and_changes_nothing(game):
 def test_reproducer_restored_drawn_phase_and_pending_draw_offer_the_same_actions():
     for phase in ("drawn", "pending draw"):
         for seed in range(3):
-            env = _playing("classic", seed=seed, phase=phase)
+            env = _playing("classic", rules={"wd4_challenge": True}, seed=seed, phase=phase)
             mask = env.observe(env.agent_selection)["action_mask"]
             twin = restored(env, through_json(env.state_dict()))
             assert twin.game_state.phase_name == phase
@@ -313,7 +313,7 @@ def test_reproducer_fractional_or_non_int_seat_is_refused(value):
 def test_pending_challenge_needs_the_seat_that_played_the_wild():
     """wd_player -1 under a pending Wild Draw Four would make a challenge deal cards to seat -1."""
     for seed in range(40):
-        env = _playing("classic", seed=seed, phase="pending draw")
+        env = _playing("classic", rules={"wd4_challenge": True}, seed=seed, phase="pending draw")
         if env.game_state.pending_sym == 15:  # a Wild Draw Four
             break
     else:
