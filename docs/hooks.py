@@ -124,7 +124,15 @@ def _arena_table() -> str:
     return out.getvalue().strip()
 
 
+def _state_fields() -> str:
+    """The fields of a state dict's ``fields`` (the rules core's state layout)."""
+    from uno_env.core.layout import fields_markdown
+
+    return fields_markdown().strip()
+
+
 GENERATORS = {
+    "state-fields": _state_fields,
     "rules-options": _rules_options,
     "observation-layout": _observation_layout,
     "observation-sizes": _observation_sizes,

@@ -131,15 +131,15 @@ def outcomes() -> dict[str, str]:
     ("observe_bad_seat", ["ValueError", "seats"]),
     ("step_huge_row", ["ValueError", "10000000"]),
     ("state_dict_negative", ["ValueError", "[0, 4)"]),
-    ("refresh_bad_seat", ["ValueError", "game 1", "current seat", "1000000"]),
-    ("refresh_bad_top", ["ValueError", "game 2", "top kind", "-5"]),
-    ("refresh_huge_pile", ["ValueError", "game 0", "draw pile size"]),
+    ("refresh_bad_seat", ["ValueError", "game 1", "'cur'", "1000000"]),
+    ("refresh_bad_top", ["ValueError", "game 2", "'top'", "-5"]),
+    ("refresh_huge_pile", ["ValueError", "game 0", "'draw_n'"]),
     ("restore_bad_phase", ["ValueError", "game 3", "phase", "99", "nothing was restored"]),
     ("restore_wrong_shape", ["ValueError", "snapshot"]),
-    ("dice_refresh_huge_bag", ["ValueError", "game 0", "draw pile size"]),
+    ("dice_refresh_huge_bag", ["ValueError", "game 0", "'draw_n'"]),
     ("after_errors_still_steps", ["no error"]),
     ("dice_check_invariants_huge_bag", ["no error"]),
-    ("refresh_negative_hand_size", ["ValueError", "game 1", "hand size is -7"]),
+    ("refresh_negative_hand_size", ["ValueError", "game 1", "'hand_n'", "-7"]),
     ("learner_never_acts", ["ValueError", "learner_seat", "[2]", "max_turns=1"]),
     ("learner_never_acts_policy", ["ValueError", "learner_seat", "[3]"]),
 ])
@@ -155,7 +155,7 @@ def test_refresh_error_leaves_masks_untouched():
     masks, seats = env.masks.copy(), env.seats.copy()
     saved = env.states[0, E.S_CUR]
     env.states[0, E.S_CUR] = -3
-    with pytest.raises(ValueError, match="current seat"):
+    with pytest.raises(ValueError, match="field 'cur'"):
         env.refresh()
     np.testing.assert_array_equal(env.masks, masks)
     np.testing.assert_array_equal(env.seats, seats)

@@ -129,7 +129,8 @@ def test_dice_future_rolls_hidden_hands_public(n):
             _restore(u, st, r)
             # hands are public by rule: turning an opponent's die to another face changes what others see
             s = u.state_dict()
-            die = next(i for i, d in enumerate(s["dice"]) if d["location"] == 1)
+            # not the die just drawn: the 'drawn' phase needs it to show the face it was drawn with
+            die = next(i for i, d in enumerate(s["dice"]) if d["location"] == 1 and i != s["fields"]["drawn_die"])
             dice = [{"location": d["location"], "face": d["face"]} for d in s["dice"]]
             old_kind = s["dice"][die]["shows"]
             for f in range(6):

@@ -6,6 +6,8 @@ checks inside the environment, because three stacked wrappers' attribute forward
 """
 from __future__ import annotations
 
+import copy
+import math
 import numbers
 from collections.abc import Mapping
 from typing import Any, cast
@@ -129,9 +131,34 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         return self.action_spaces[agent]
 
     def state_dict(self) -> dict[str, Any]:
-        """Full state as plain data, hidden information included (for debugging and replays, not for agents)."""
+        """The whole environment as plain, versioned, JSON-ready data, hidden information included (for saving,
+        copying and debugging; not for agents).
+
+        The game's state (``Game.state_dict``: every field of the state layout by name, the PRNG word, the rules)
+        plus ``"env"``: this shell's own state (agents, ``agent_selection``, rewards, cumulative rewards,
+        terminations, truncations, infos, the seed and episode index that the next ``reset()`` continues from).
+        :meth:`load_state_dict` of it continues exactly as this environment would.
+        """
         self._require_reset("state_dict")
-        return self.game.state_dict(self._st)
+        d = self.game.state_dict(self._st, self._r)
+        d["env"] = self._shell_state()
+        return d
+
+    def _shell_state(self) -> dict[str, Any]:
+        return {
+            "kind": "aec",
+            "agents": list(self.agents),
+            "agent_selection": self.agent_selection,
+            "skip_agent_selection": getattr(self, "_skip_agent_selection", None),
+            "rewards": {a: float(r) for a, r in self.rewards.items()},
+            "cumulative_rewards": {a: float(r) for a, r in self._cumulative_rewards.items()},
+            "terminations": {a: bool(x) for a, x in self.terminations.items()},
+            "truncations": {a: bool(x) for a, x in self.truncations.items()},
+            "infos": copy.deepcopy(self.infos),
+            "seed": self._seed,
+            "episode": self._episode,
+            "illegal_ended": self._illegal_ended,
+        }
 
     @property
     def game_state(self) -> StateView:
@@ -165,15 +192,115 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         return self._state_encoder.layout
 
     def load_state_dict(self, d: Mapping[str, Any]) -> None:
-        """Set the game to a hand-made state (scenario tests, puzzles); see ``Game.load_state_dict``."""
-        self._require_reset("load_state_dict")
-        saved = self._st.copy()
-        try:
+        """Set the environment from a :meth:`state_dict` (exact), or edit the game with a partial dict.
+
+        A versioned dict (from :meth:`state_dict`, key ``"format"``) restores everything it holds and may be
+        loaded before any ``reset()``; without its ``"env"`` part the shell starts fresh on the loaded game
+        (zero rewards, flags from the game's ``done``).  A dict without ``"format"`` edits the named parts of
+        the game (scenario tests, puzzles; see ``Game.load_state_dict``) and needs a reset environment.  Anything
+        the rules cannot reach (or that does not fit this environment's game, players and rules) raises
+        ``ValueError``/``TypeError`` naming the field, and the environment is left as it was.
+        """
+        if not isinstance(d, Mapping):
+            raise TypeError(f"load_state_dict takes a mapping (from state_dict()); got {type(d).__name__}")
+        if "format" not in d:
+            self._require_reset("load_state_dict")
+            if "env" in d:
+                raise ValueError("env: the shell's state is restored only with a versioned state dict "
+                                 "(one from state_dict(), with 'format')")
             self.game.load_state_dict(self._st, d)
-        except Exception:
-            self._st[:] = saved
-            raise
-        self._sync_after_load()
+            self._sync_after_load()
+            return
+        row, words = self.game.check_exact(d)
+        shell = self._check_shell_state(d.get("env"), row)
+        self._st[:] = row
+        self._r[:] = words
+        self._apply_shell_state(shell)
+
+    def _check_shell_state(self, env: Any, row: np.ndarray) -> dict[str, Any]:
+        """The shell part of a versioned state dict, checked against the game row it goes with (``env`` None:
+        what a shell freshly put on that game holds)."""
+        view = StateView(row)
+        if env is None:
+            done = view.done
+            agents = list(self.possible_agents)
+            return {"agents": agents, "agent_selection": agents[view.cur], "skip_agent_selection": None,
+                    "rewards": dict.fromkeys(agents, 0.0), "cumulative_rewards": dict.fromkeys(agents, 0.0),
+                    "terminations": {a: done == 1 for a in agents}, "truncations": {a: done == 2 for a in agents},
+                    "infos": {a: {} for a in agents} if not done else None, "seed": self._seed,
+                    "episode": self._episode, "illegal_ended": False}
+        if not isinstance(env, Mapping):
+            raise TypeError(f"env: expected a mapping (the shell's state), got {type(env).__name__}")
+        keys = {"kind", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
+                "terminations", "truncations", "infos", "seed", "episode", "illegal_ended"}
+        if env.get("kind") != "aec":
+            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; an AEC "
+                             f"environment loads 'aec' states (drop the 'env' key to load only the game)")
+        if set(env) != keys:
+            raise ValueError(f"env: expected the keys {sorted(keys)}; missing {sorted(keys - set(env))}, unknown "
+                             f"{sorted(map(str, set(env) - keys))}")
+        agents = env["agents"]
+        if not isinstance(agents, list) or any(a not in self.possible_agents for a in agents) \
+                or agents != [a for a in self.possible_agents if a in agents]:
+            raise ValueError(f"env.agents: expected agents of {self.possible_agents} in seat order, got "
+                             f"{short_repr(agents)}")
+        for key in ("agent_selection", "skip_agent_selection"):
+            if env[key] not in self.possible_agents and not (key == "skip_agent_selection" and env[key] is None):
+                raise ValueError(f"env.{key}: expected one of {self.possible_agents}, got {short_repr(env[key])}")
+        for key, kind in (("rewards", float), ("cumulative_rewards", float), ("terminations", bool),
+                          ("truncations", bool), ("infos", dict)):
+            value = env[key]
+            if not isinstance(value, Mapping) or list(value) != agents:
+                raise ValueError(f"env.{key}: expected one entry per agent of env.agents ({agents}), got "
+                                 f"{short_repr(value)}")
+            for a, x in value.items():
+                ok = isinstance(x, Mapping) if kind is dict else (
+                    isinstance(x, bool) if kind is bool else
+                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x))
+                if not ok:
+                    raise ValueError(f"env.{key}[{a!r}]: expected {'a dict' if kind is dict else kind.__name__}, "
+                                     f"got {short_repr(x)}")
+        if env["seed"] is not None:
+            check_seed(env["seed"], "env.seed")
+        if type(env["episode"]) is not int or env["episode"] < 0:
+            raise ValueError(f"env.episode: expected an int >= 0, got {short_repr(env['episode'])}")
+        if not isinstance(env["illegal_ended"], bool):
+            raise ValueError(f"env.illegal_ended: expected True or False, got {short_repr(env['illegal_ended'])}")
+        live = view.done == 0 and not env["illegal_ended"]
+        if live and (agents != self.possible_agents or env["agent_selection"] != self.possible_agents[view.cur]
+                     or any(env["terminations"].values()) or any(env["truncations"].values())):
+            raise ValueError(f"env: the game is running with {self.possible_agents[view.cur]} to act, but the shell "
+                             f"says agents {agents}, agent_selection {env['agent_selection']!r} and some agent "
+                             f"finished")
+        if not live and agents and not all(env["terminations"][a] or env["truncations"][a] for a in agents):
+            raise ValueError("env: the game is over but an agent is neither terminated nor truncated")
+        if not live and agents and env["agent_selection"] not in agents:
+            raise ValueError(f"env.agent_selection: {env['agent_selection']!r} is not among the agents left "
+                             f"{agents}")
+        return dict(env)
+
+    def _apply_shell_state(self, shell: dict[str, Any]) -> None:
+        self.agents = list(shell["agents"])
+        self.rewards = {a: float(r) for a, r in shell["rewards"].items()}
+        self._cumulative_rewards = {a: float(r) for a, r in shell["cumulative_rewards"].items()}
+        self.terminations = dict(shell["terminations"])
+        self.truncations = dict(shell["truncations"])
+        self._seed, self._episode = shell["seed"], shell["episode"]
+        self._illegal_ended = shell["illegal_ended"]
+        self._skip_agent_selection = shell["skip_agent_selection"]
+        self._has_reset = True
+        self._rewards_set = any(self.rewards.values())
+        self._cached_seat = -1
+        self._live = StateView(self._st).done == 0 and not self._illegal_ended
+        if self._live:
+            E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
+        else:
+            self._mask[:] = 0
+        self.agent_selection = shell["agent_selection"]
+        infos = shell["infos"]
+        if infos is None:  # a finished game loaded without its shell: the end-of-episode infos
+            infos = {a: self.episode_info() for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = copy.deepcopy(dict(infos))
 
     # -- AEC API ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -195,7 +322,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
         self._has_reset = True
         self._illegal_ended = False
         self._cached_seat = -1

@@ -27,7 +27,7 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import gymnasium
@@ -37,9 +37,11 @@ from gymnasium.utils import EzPickle
 from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
+from .core.layout import StateView
 from .core.observe import observe_one
 from .opponents import agent_action, load_opponent
 from .render import render_ansi
+from .yaml_io import short_repr
 
 __all__ = ["UnoGymEnv", "MaskedDiscrete"]
 
@@ -280,6 +282,87 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         """Close the underlying AEC environment."""
         self.aec.close()
 
+    # ------------------------------------------------------------------------------------------ state
+    def state_dict(self) -> dict[str, Any]:
+        """The whole environment as plain, versioned, JSON-ready data, hidden information included.
+
+        The AEC state dict of the game (see ``uno_env.aec.raw_env.state_dict``) whose ``"env"`` part here also
+        holds the learner's seat, whether the episode is over, the state of ``np_random`` (it seeds the next
+        episodes) and of each opponent's random stream (agents with a numpy ``rng``; ``None`` for the others).
+        :meth:`load_state_dict` of it continues exactly as this environment would.
+        """
+        if not self._has_reset:
+            raise OrderError("reset() needs to be called before state_dict()")
+        d = self.aec.state_dict()
+        d["env"] = {
+            "kind": "gymnasium", "aec": d["env"], "learner_seat": self.learner_seat, "done": self._done,
+            "np_random": None if self._np_random is None else self._np_random.bit_generator.state,
+            "opponents": [_rng_state(agent) for agent in self.opponents],
+        }
+        return d
+
+    def load_state_dict(self, d: Mapping[str, Any]) -> None:
+        """Set the environment from a :meth:`state_dict` (exact), or edit the game with a partial dict (no
+        ``"format"``; see ``Game.load_state_dict``).  A bad state raises ``ValueError``/``TypeError`` naming the
+        field and changes nothing."""
+        if not isinstance(d, Mapping):
+            raise TypeError(f"load_state_dict takes a mapping (from state_dict()); got {type(d).__name__}")
+        if "format" not in d or d.get("env") is None:
+            if "format" in d:
+                row, _ = self.game.check_exact(d)
+            else:
+                if not self._has_reset:
+                    raise OrderError("reset() needs to be called before load_state_dict() of a partial state")
+                row = self.aec.game_state.row.copy()
+                self.game.load_state_dict(row, d)
+            view = StateView(row)
+            if view.done == 0 and view.cur != self.learner_seat:
+                raise ValueError(f"current_seat: a running game must wait for the learner (seat {self.learner_seat})"
+                                 f"; the state has seat {view.cur} to act")
+            self.aec.load_state_dict(d)
+            self._has_reset = True
+            self._done = self._game_over()
+            return
+        env = d["env"]
+        keys = {"kind", "aec", "learner_seat", "done", "np_random", "opponents"}
+        if not isinstance(env, Mapping):
+            raise TypeError(f"env: expected a mapping (the shell's state), got {type(env).__name__}")
+        if env.get("kind") != "gymnasium":
+            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; a "
+                             f"Gymnasium env loads 'gymnasium' states (drop the 'env' key to load only the game)")
+        if set(env) != keys:
+            raise ValueError(f"env: expected the keys {sorted(keys)}, got {sorted(map(str, env))}")
+        seat = env["learner_seat"]
+        if type(seat) is not int or not 0 <= seat < self.num_players:
+            raise ValueError(f"env.learner_seat: expected a seat in 0..{self.num_players - 1}, got {short_repr(seat)}")
+        if self._seat_choice != "random" and seat != self.learner_seat:
+            raise ValueError(f"env.learner_seat: the state's learner is seat {seat}; this environment's is "
+                             f"{self.learner_seat} (learner_seat={self._seat_choice!r})")
+        if not isinstance(env["done"], bool):
+            raise ValueError(f"env.done: expected True or False, got {short_repr(env['done'])}")
+        np_random = None if env["np_random"] is None else _checked_rng_state("env.np_random", env["np_random"])
+        opps = env["opponents"]
+        if not isinstance(opps, list) or len(opps) != len(self.opponents):
+            raise ValueError(f"env.opponents: expected {len(self.opponents)} entries (one per other seat), got "
+                             f"{short_repr(opps)}")
+        for i, (agent, state) in enumerate(zip(self.opponents, opps)):
+            if state is not None:
+                if not isinstance(getattr(agent, "rng", None), np.random.Generator):
+                    raise ValueError(f"env.opponents[{i}]: opponent {agent!r} has no random stream to set")
+                _checked_rng_state(f"env.opponents[{i}]", state)
+        row, _ = self.game.check_exact(d)
+        view = StateView(row)
+        if not env["done"] and (view.done != 0 or view.cur != seat):
+            raise ValueError(f"env.done: the episode runs, so the game must wait for the learner (seat {seat}); the "
+                             f"state has seat {view.cur} to act and done={view.done}")
+        self.aec.load_state_dict({**d, "env": env["aec"]})
+        self.learner_seat, self._done, self._has_reset = seat, env["done"], True
+        if np_random is not None:
+            self._np_random = np_random
+        for agent, state in zip(self.opponents, opps):
+            if state is not None:
+                agent.rng.bit_generator.state = state
+
     # ------------------------------------------------------------------------------------------ internals
     def _game_over(self) -> bool:
         return self.aec.game_state.done != 0
@@ -324,3 +407,20 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         if self._done and st.done:
             info.update(self.aec.episode_info())
         return info
+
+
+def _rng_state(agent: Any) -> dict[str, Any] | None:
+    rng = getattr(agent, "rng", None)
+    return dict(rng.bit_generator.state) if isinstance(rng, np.random.Generator) else None
+
+
+def _checked_rng_state(name: str, state: Any) -> np.random.Generator:
+    """A generator set to ``state`` (a numpy bit generator's ``state`` dict), or an error naming ``name``."""
+    if not isinstance(state, Mapping) or state.get("bit_generator") != "PCG64":
+        raise ValueError(f"{name}: expected the state of a numpy PCG64 generator, got {short_repr(state)}")
+    try:
+        rng = np.random.Generator(np.random.PCG64())
+        rng.bit_generator.state = dict(state)
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise ValueError(f"{name}: not a PCG64 state ({exc})") from None
+    return rng

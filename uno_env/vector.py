@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -54,9 +54,10 @@ from .config import make_rules
 from .core import batch as K
 from .core.cards import COL_COUNT, COL_POINTS
 from .core.game import Game, GameMetadata
-from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView
+from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView, StateView
 from .core.validate import range_faults, row_problem
 from .opponents import load_opponent
+from .yaml_io import short_repr
 
 __all__ = [
     # UnoGymVectorEnv is built on first use (module __getattr__), so gymnasium.vector is imported only then
@@ -144,6 +145,10 @@ def _as_rows(rows: Any, num_envs: int, what: str = "rows") -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- shared machinery
 class _VectorBase(ExactCopy, GameMetadata):
     """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
+
+    # set by the single-agent face only; the shared state_dict code reads them when a learner seat exists
+    _opponent_ids: np.ndarray
+    _pool: list[Any]
 
     def __init__(self, game: str, num_envs: int, num_players: int | None, rules: Any, seed: int | None,
                  num_threads: int | None):
@@ -237,12 +242,108 @@ class _VectorBase(ExactCopy, GameMetadata):
     def seats(self) -> np.ndarray:
         return self._seats
 
-    def state_dict(self, b: int) -> dict[str, Any]:
-        """Game ``b``'s full state as plain data (see ``Game.state_dict``)."""
-        self._require_reset("state_dict")
+    def _game_index(self, b: Any, what: str) -> int:
         if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, np.integer)) or not 0 <= b < self.num_envs:
-            raise ValueError(f"state_dict: game index must be an int in [0, {self.num_envs}), got {b!r}")
-        return self.game.state_dict(self._states[b])
+            raise ValueError(f"{what}: game index must be an int in [0, {self.num_envs}), got {short_repr(b)}")
+        return int(b)
+
+    def state_dict(self, b: int) -> dict[str, Any]:
+        """Game ``b``'s whole state as plain, versioned, JSON-ready data (hidden information included).
+
+        The game's state (``Game.state_dict``: every field of the state layout, the PRNG word, the rules) plus
+        ``"env"``: this game's episode counters and seed (from which its later episodes are dealt), the PRNG word
+        of the in-kernel random opponents and, in the single-agent face, the learner's seat and opponent ids.
+        :meth:`load_state_dict` of it continues game ``b`` exactly (batched policy objects keep their own state).
+        """
+        self._require_reset("state_dict")
+        b = self._game_index(b, "state_dict")
+        d = self.game.state_dict(self._states[b], self._rngs[b])
+        env: dict[str, Any] = {
+            "kind": "vector",
+            "seed": int(self._seed0[b]),
+            "seed_blocks": int(self._blocks[b]),
+            "seed_pos": int(self._counters[b, K.K_SEED_POS]),
+            "episode": int(self._counters[b, K.K_EPISODE]),
+            "episode_seed": int(self._counters[b, K.K_SEED]),
+            "opponent_rng": [int(self._opp[b, 0])],
+        }
+        learner = getattr(self, "_learner", None)
+        if learner is not None:
+            env["learner_seat"] = int(learner[b])
+            env["opponent_ids"] = [int(x) for x in self._opponent_ids[b]]
+        d["env"] = env
+        return d
+
+    def load_state_dict(self, b: int, d: Any) -> None:
+        """Set game ``b`` from a :meth:`state_dict` (exact, its ``"env"`` part included), from an AEC or
+        Gymnasium env's state dict without its ``"env"`` part (the game only; this game's counters stay), or edit
+        it with a partial dict without ``"format"`` (as ``Game.load_state_dict``).  Anything the rules cannot
+        reach raises ``ValueError``/``TypeError`` naming the field, and nothing is changed."""
+        self._require_reset("load_state_dict")
+        b = self._game_index(b, "load_state_dict")
+        if not isinstance(d, Mapping):
+            raise TypeError(f"load_state_dict takes a mapping (from state_dict()); got {type(d).__name__}")
+        if "format" not in d:
+            if "env" in d:
+                raise ValueError("env: the shell's state is restored only with a versioned state dict")
+            row = self._states[b].copy()
+            self.game.load_state_dict(row, d)
+            words = self._rngs[b].copy()
+        else:
+            row, words = self.game.check_exact(d)
+        env = self._check_env(d.get("env"), row) if "format" in d else None
+        learner = getattr(self, "_learner", None)
+        cur_seat = StateView(row).cur
+        if learner is not None and StateView(row).done == 0:
+            seat = env["learner_seat"] if env is not None else int(learner[b])
+            if cur_seat != seat:
+                raise ValueError(f"current_seat: in the single-agent face a running game waits for its learner "
+                                 f"(seat {seat}); the state has seat {cur_seat} to act")
+        self._states[b] = row
+        self._rngs[b] = words
+        if env is not None:
+            self._seed0[b], self._blocks[b] = np.uint64(env["seed"]), env["seed_blocks"]
+            self._seed_buf[b] = seeding.episode_seeds(self._seed0[b: b + 1], (env["seed_blocks"] - 1) *
+                                                      SEEDS_PER_REFILL, SEEDS_PER_REFILL)[0]
+            self._counters[b] = (env["seed_pos"], env["episode"], env["episode_seed"])
+            self._opp[b, 0] = np.uint64(env["opponent_rng"][0])
+            if learner is not None:
+                learner[b] = env["learner_seat"]
+                self._opponent_ids[b] = env["opponent_ids"]
+        self.refresh()
+
+    def _check_env(self, env: Any, row: np.ndarray) -> dict[str, Any] | None:
+        if env is None:
+            return None
+        if not isinstance(env, Mapping):
+            raise TypeError(f"env: expected a mapping (the game's counters), got {type(env).__name__}")
+        single = hasattr(self, "_learner")
+        keys = {"kind", "seed", "seed_blocks", "seed_pos", "episode", "episode_seed", "opponent_rng"} | (
+            {"learner_seat", "opponent_ids"} if single else set())
+        if env.get("kind") != "vector":
+            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; a vector "
+                             f"env loads 'vector' states (drop the 'env' key to load only the game)")
+        if set(env) != keys:
+            raise ValueError(f"env: expected the keys {sorted(keys)}; missing {sorted(keys - set(env))}, unknown "
+                             f"{sorted(map(str, set(env) - keys))}")
+        limits = {"seed": (0, 2**64 - 1), "seed_blocks": (1, 2**62), "seed_pos": (0, SEEDS_PER_REFILL),
+                  "episode": (-1, 2**62), "episode_seed": (0, 2**63 - 1)}
+        for key, (lo, hi) in limits.items():
+            if type(env[key]) is not int or not lo <= env[key] <= hi:
+                raise ValueError(f"env.{key}: expected an int in {lo}..{hi}, got {short_repr(env[key])}")
+        r = env["opponent_rng"]
+        if not isinstance(r, list) or len(r) != 1 or type(r[0]) is not int or not 0 <= r[0] < 2**64:
+            raise ValueError(f"env.opponent_rng: expected a list of one int in [0, 2**64), got {short_repr(r)}")
+        if single:
+            if type(env["learner_seat"]) is not int or not 0 <= env["learner_seat"] < self.num_players:
+                raise ValueError(f"env.learner_seat: expected a seat in 0..{self.num_players - 1}, got "
+                                 f"{short_repr(env['learner_seat'])}")
+            ids = env["opponent_ids"]
+            if not isinstance(ids, list) or len(ids) != self.num_players - 1 or any(
+                    type(x) is not int or not 0 <= x < len(self._pool) for x in ids):
+                raise ValueError(f"env.opponent_ids: expected {self.num_players - 1} indices into the opponent pool "
+                                 f"(0..{len(self._pool) - 1}), got {short_repr(ids)}")
+        return dict(env)
 
     # -- seeding -------------------------------------------------------------------------------------
     def _seed_array(self, seeds: Any) -> np.ndarray:

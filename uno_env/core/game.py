@@ -7,19 +7,35 @@ into the arrays the core reads and offers plain-Python views of a state row (``s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import chain
 from typing import Any, cast
 
 import numpy as np
 
 from ..config import OPTIONS, RuleConfig
+from ..yaml_io import short_repr
 from . import actions
 from . import engine as E
 from . import layout as L
 from .cards import COL_COUNT, COLOURS, GAME_IDS, classic_kinds, dice_kinds, pocket_kinds
 from .invariants import BAD_CONSERVATION, FAILURE_NAMES, check_state
 from .observe import observation_layout
+from .validate import state_problem
 
 DEAL = {"classic": 7, "pocket": 5, "dice": 5}
+#: ``format`` and ``version`` of :meth:`Game.state_dict`; version 1 was the readable dict without them
+STATE_FORMAT = "uno-env-state"
+STATE_VERSION = 2
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+#: (name, offset, size, shape) of every field of the layout, in row order
+_SLICES = tuple((f.name, L.OFFSETS[f.name], f.size, f.shape) for f in L.FIELDS)
+#: the readable keys of a state dict (:meth:`Game.view_dict`), which a partial edit may give
+VIEW_KEYS = (
+    "game", "hands", "current_colour", "direction", "current_seat", "phase", "scores", "called_uno", "pending_draw",
+    "top", "dealer", "round", "turns", "done", "round_winner", "round_points", "match_winner", "drawn",
+    "pending_symbol", "wd_guilty", "wd_player", "uno_missed", "shown", "bag", "centre_die", "dice", "draw_pile",
+    "discard_pile",
+)
 
 
 class Game:
@@ -53,6 +69,7 @@ class Game:
         self.action_names: list[str] = actions.action_names(self.kinds.names, self.num_dice)
         self._action_ids = {name: i for i, name in enumerate(self.action_names)}
         self.cfg = self._cfg_array(rules)
+        self._rules_dict = rules.to_dict()
         rows, offs = observation_layout(self.name, self.num_players, self.kinds.names, self.dice.shape[0],
                                         shown_hand=self.name != "dice" and bool(rules.wd4_challenge))
         self.observation_layout: list[tuple[int, int, str, str]] = rows
@@ -101,13 +118,138 @@ class Game:
 
     # -- plain-data views ---------------------------------------------------------------------
     def _kind_list(self, counts) -> list[str]:
-        out: list[str] = []
-        for kind, c in enumerate(counts):
-            out += [self.kinds.names[kind]] * int(c)
-        return out
+        names = self.kinds.names
+        return [names[kind] for kind in np.repeat(np.arange(len(counts)), np.maximum(counts, 0))]
 
-    def state_dict(self, st: np.ndarray) -> dict[str, Any]:
-        """A plain-data snapshot of one game's full state (hidden parts included: for debugging and replays)."""
+    def state_dict(self, st: np.ndarray, rng: np.ndarray | None = None) -> dict[str, Any]:
+        """The whole state of one game as plain, versioned, JSON-ready data (hidden parts included).
+
+        ``format``/``version`` name the format; ``game``, ``num_players`` and ``rules`` the game it belongs to;
+        ``fields`` holds every field of ``uno_env.core.layout.FIELDS`` by name (ints, nested lists of ints: the
+        state row itself, generated from the layout); ``rng`` the PRNG word(s) (when ``rng`` is given).  The
+        other keys (``hands``, ``draw_pile``, ``current_seat``...) are a readable view of the same state
+        (:meth:`view_dict`).  :meth:`load_state_dict` of it, with the PRNG word, continues exactly.
+        """
+        d: dict[str, Any] = {
+            "format": STATE_FORMAT, "version": STATE_VERSION, "num_players": self.num_players,
+            "rules": dict(self._rules_dict),
+        }
+        if rng is not None:
+            d["rng"] = [int(x) for x in np.asarray(rng, dtype=np.uint64).reshape(-1)]
+        d["fields"] = {name: int(st[off]) if not shape else st[off: off + size].reshape(shape).tolist()
+                       for name, off, size, shape in _SLICES}
+        d.update(self.view_dict(st))
+        return d
+
+    def load_state_dict(self, st: np.ndarray, d: Mapping[str, Any], rng: np.ndarray | None = None) -> None:
+        """Set ``st`` (and the PRNG word ``rng``) from ``d``; nothing is written unless the whole state is valid.
+
+        A versioned dict (with ``"format"``, from :meth:`state_dict`) is an exact state: every field, the PRNG
+        word and the game must be given and are checked (see :meth:`check_exact`).  A dict without ``"format"``
+        is a partial edit (hand-set scenarios): the readable keys it gives replace those parts of the state and
+        the others keep their values.  Either way the resulting state must be one the rules can reach in form
+        (field ranges, conservation, phase consistency: ``validate.state_problem``), else ``ValueError``
+        naming the field.
+        """
+        if not isinstance(d, Mapping):
+            raise TypeError(f"a state dict must be a mapping (from state_dict()); got {type(d).__name__}")
+        if "format" in d:
+            row, words = self.check_exact(d, rng is not None)
+        else:
+            row, words = self._edited(st, d), None
+            problem = self.state_problem(row)
+            if problem:
+                raise ValueError(f"the state does not hold together: {problem}")
+        st[:] = row
+        if words is not None and rng is not None:  # words are only read when a PRNG array was given
+            rng[:] = words
+
+    def check_exact(self, d: Mapping[str, Any], with_rng: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """The state row and PRNG words of the versioned state dict ``d``, or ``ValueError``/``TypeError`` naming
+        the key or field that is wrong: format and version, game, ``num_players``, rules, the PRNG word, every
+        field of the layout (present, ints of the declared shape, no bools or floats, within bounds), the state's
+        consistency (``validate.state_problem``) and the readable keys given beside the fields (each must agree
+        with them: the fields are the state)."""
+        if d.get("format") != STATE_FORMAT:
+            raise ValueError(f"format: expected {STATE_FORMAT!r}, got {short_repr(d.get('format'))}")
+        version = d.get("version")
+        if version != STATE_VERSION or isinstance(version, bool):
+            raise ValueError(f"version: this uno-env reads state_dict version {STATE_VERSION}, got "
+                             f"{short_repr(version)}; take the state again with state_dict()")
+        allowed = {"format", "version", "num_players", "rules", "rng", "fields", "env", *VIEW_KEYS}
+        unknown = sorted(map(str, set(d) - allowed))
+        if unknown:
+            raise ValueError(f"unknown state keys: {unknown}; a versioned state has {sorted(allowed)}")
+        missing = [key for key in ("game", "num_players", "rules", "fields") + (("rng",) if with_rng else ())
+                   if key not in d]
+        if missing:
+            raise ValueError(f"{missing[0]}: missing from the state dict (state_dict() writes it)")
+        if d["game"] != self.name:
+            raise ValueError(f"game: the state is of game {short_repr(d['game'])}, this environment plays "
+                             f"{self.name!r}")
+        n = d["num_players"]
+        if type(n) is not int or n != self.num_players:
+            raise ValueError(f"num_players: the state has {short_repr(n)}, this environment has {self.num_players}")
+        if d["rules"] != self._rules_dict:
+            mine = self._rules_dict
+            theirs = d["rules"] if isinstance(d["rules"], Mapping) else {}
+            diff = sorted(str(k) for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+            raise ValueError(f"rules: the state was saved under other rules ({', '.join(diff[:5]) or 'not a mapping'}"
+                             f" differ); build the environment with the state's rules")
+        words = None
+        if with_rng:
+            r = d["rng"]
+            if not isinstance(r, list) or len(r) != 1 or type(r[0]) is not int or not 0 <= r[0] < 2**64:
+                raise ValueError(f"rng: expected a list of one int in [0, 2**64) (the PRNG word), got {short_repr(r)}")
+            words = np.array(r, dtype=np.uint64)
+        row = self._row_from_fields(d["fields"])
+        problem = self.state_problem(row)
+        if problem:
+            raise ValueError(f"the state does not hold together: {problem}")
+        view = self.view_dict(row)
+        for key in VIEW_KEYS:
+            if key in d and d[key] != view[key]:
+                raise ValueError(f"{key}: {short_repr(d[key])} disagrees with the state's fields "
+                                 f"({short_repr(view[key])}); in a versioned state the 'fields' are the state: "
+                                 f"edit them, or give a partial dict without 'format'")
+        return row, words
+
+    def _row_from_fields(self, fields: Any) -> np.ndarray:
+        if not isinstance(fields, Mapping):
+            raise TypeError(f"fields: expected a mapping of field name to value, got {type(fields).__name__}")
+        names = set(L.FIELD_BY_NAME)
+        if set(fields) != names:
+            missing, extra = sorted(names - set(fields)), sorted(map(str, set(fields) - names))
+            raise ValueError(f"fields: {'missing ' + repr(missing) if missing else ''}"
+                             f"{'; ' if missing and extra else ''}{'unknown ' + repr(extra) if extra else ''}")
+        row = np.zeros(L.STATE_LEN, dtype=np.int32)
+        for name, off, size, shape in _SLICES:
+            value = fields[name]
+            if not shape:
+                if type(value) is not int:  # bool and float are refused, as are numpy scalars (not plain data)
+                    raise TypeError(f"fields.{name}: expected an int, got {short_repr(value)} "
+                                    f"({type(value).__name__})")
+                if not INT32_MIN <= value <= INT32_MAX:
+                    raise ValueError(f"fields.{name}: {value} does not fit in int32")
+                row[off] = value
+                continue
+            arr = _int_array(name, value, shape)
+            if arr.dtype == object or arr.min() < INT32_MIN or arr.max() > INT32_MAX:
+                raise ValueError(f"fields.{name}: values must fit in int32")
+            row[off: off + size] = arr.reshape(-1)
+        return row
+
+    def state_problem(self, st: np.ndarray) -> str:
+        """'' when ``st`` is a state the rules can reach in form, else what is wrong (``validate.state_problem``,
+        with the missing or duplicated cards named when conservation is broken)."""
+        problem = state_problem(self, st)
+        if problem and FAILURE_NAMES[BAD_CONSERVATION] in problem and self.name != "dice":
+            detail = self._conservation_detail(L.StateView(np.asarray(st, dtype=np.int32)))
+            problem = problem.replace("(conservation)", f"(conservation{detail})")
+        return problem
+
+    def view_dict(self, st: np.ndarray) -> dict[str, Any]:
+        """The readable part of :meth:`state_dict`: hands, piles and scalars by name (hidden parts included)."""
         n, k = self.num_players, self.num_kinds
         hands = [self._kind_list(st[E.O_HAND + s * E.MAX_KINDS: E.O_HAND + s * E.MAX_KINDS + k]) for s in range(n)]
         d: dict[str, Any] = {
@@ -129,6 +271,10 @@ class Game:
             "round_points": int(st[E.S_ROUND_POINTS]),
             "match_winner": int(st[E.S_MATCH_WINNER]),
             "drawn": None if st[E.S_DRAWN] < 0 else self.kinds.names[st[E.S_DRAWN]],
+            "pending_symbol": int(st[E.S_PENDING_SYM]),
+            "wd_guilty": int(st[E.S_WD_GUILTY]),
+            "wd_player": int(st[E.S_WD_PLAYER]),
+            "uno_missed": int(st[E.S_UNO_MISSED]),
             "shown": None if st[E.S_SHOWN_TO] < 0 else {
                 "from": int(st[E.S_SHOWN_FROM]), "to": int(st[E.S_SHOWN_TO]),
                 "hand": self._kind_list(st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + k]),
@@ -150,31 +296,37 @@ class Game:
             d["discard_pile"] = [self.kinds.names[x] for x in st[E.O_DISC: E.O_DISC + st[E.S_DISC_N]]]
         return d
 
-    def load_state_dict(self, st: np.ndarray, d: Mapping[str, Any]) -> None:
-        """Set ``st`` (in place) from a dict of the ``state_dict`` form; missing keys keep their values.
+    def _edited(self, st: np.ndarray, d: Mapping[str, Any]) -> np.ndarray:
+        """A copy of ``st`` with the readable keys of ``d`` applied (a partial edit; checked by the caller).
 
         Card games: ``hands``, ``draw_pile`` and ``discard_pile`` hold kind names.  UNO Dice: ``dice`` (a list of
-        ``{"location": "bag" | "centre" | seat, "face": 0..5}``) places every die.  The result is checked for
-        conservation, so a hand-set scenario cannot silently lose or invent a card.
+        ``{"location": "bag" | "centre" | seat, "face": 0..5}``) places every die.
         """
         n, k = self.num_players, self.num_kinds
-        unknown = set(d) - {
-            "game", "hands", "draw_pile", "discard_pile", "current_colour", "direction", "current_seat", "phase",
-            "scores", "called_uno", "pending_draw", "top", "dealer", "round", "turns", "done", "round_winner",
-            "bag", "centre_die", "dice", "pending_symbol", "wd_guilty", "wd_player", "drawn", "uno_missed",
-            "round_points", "match_winner", "shown",
-        }
+        unknown = set(d) - set(VIEW_KEYS) - {"env"}
         if unknown:
-            raise ValueError(f"unknown state keys: {sorted(unknown)}")
+            raise ValueError(f"unknown state keys: {sorted(map(str, unknown))}; the keys are {sorted(VIEW_KEYS)}")
+        if "game" in d and d["game"] != self.name:
+            raise ValueError(f"game: the state is of game {short_repr(d['game'])}, this environment plays "
+                             f"{self.name!r}")
+        st = np.array(st, dtype=np.int32, copy=True)
         if self.name == "dice":
             if "dice" in d:
+                dice = d["dice"]
+                nd = self.dice.shape[0]
+                if not isinstance(dice, (list, tuple)) or len(dice) != nd:
+                    raise ValueError(f"dice: expected a list of {nd} dice ({{'location', 'face'}}), got "
+                                     f"{short_repr(dice)}")
                 st[E.O_HAND: E.O_HAND + E.MAX_PLAYERS * E.MAX_KINDS] = 0
                 st[E.O_HAND_N: E.O_HAND_N + E.MAX_PLAYERS] = 0
                 st[E.O_DISC_COUNT: E.O_DISC_COUNT + E.MAX_KINDS] = 0
                 bag = []
-                for i, die in enumerate(d["dice"]):
-                    loc = die["location"]
-                    face = int(die["face"])
+                for i, die in enumerate(dice):
+                    if not isinstance(die, Mapping) or set(die) - {"location", "face", "shows"}:
+                        raise ValueError(f"dice[{i}]: expected {{'location': 'bag' | 'centre' | seat, 'face': "
+                                         f"0..5}}, got {short_repr(die)}")
+                    loc = die.get("location")
+                    face = _int(f"dice[{i}].face", die.get("face"), 0, 5)
                     st[E.O_DIE_FACE + i] = face
                     kind = self.dice[i, face]
                     if loc == "bag":
@@ -187,7 +339,7 @@ class Game:
                         st[E.S_TOP] = kind
                         st[E.O_DISC_COUNT + kind] = 1
                     else:
-                        seat = int(loc)
+                        seat = _int(f"dice[{i}].location", loc, 0, n - 1, "'bag', 'centre' or a seat")
                         st[E.O_DIE_LOC + i] = seat
                         st[E.O_HAND + seat * E.MAX_KINDS + kind] += 1
                         st[E.O_HAND_N + seat] += 1
@@ -195,20 +347,20 @@ class Game:
                 st[E.S_DRAW_N] = len(bag)
         else:
             if "hands" in d:
-                if len(d["hands"]) != n:
-                    raise ValueError(f"hands: expected {n} hands, got {len(d['hands'])}")
+                if not isinstance(d["hands"], (list, tuple)) or len(d["hands"]) != n:
+                    raise ValueError(f"hands: expected {n} hands (lists of card names), got {short_repr(d['hands'])}")
                 for s, hand in enumerate(d["hands"]):
                     row = np.zeros(k, dtype=np.int32)
-                    for name in hand:
+                    for name in _names(f"hands[{s}]", hand):
                         row[self.kinds.index(name)] += 1
                     st[E.O_HAND + s * E.MAX_KINDS: E.O_HAND + s * E.MAX_KINDS + k] = row
                     st[E.O_HAND_N + s] = len(hand)
             if "draw_pile" in d:
-                ids = [self.kinds.index(x) for x in d["draw_pile"]]
+                ids = [self.kinds.index(x) for x in _names("draw_pile", d["draw_pile"])]
                 st[E.O_DRAW: E.O_DRAW + len(ids)] = ids
                 st[E.S_DRAW_N] = len(ids)
             if "discard_pile" in d:
-                ids = [self.kinds.index(x) for x in d["discard_pile"]]
+                ids = [self.kinds.index(x) for x in _names("discard_pile", d["discard_pile"])]
                 if not ids:
                     raise ValueError("discard_pile must hold at least the top card")
                 st[E.O_DISC: E.O_DISC + len(ids)] = ids
@@ -220,40 +372,41 @@ class Game:
         scalars = {
             "direction": E.S_DIR, "current_seat": E.S_CUR, "pending_draw": E.S_PENDING, "dealer": E.S_DEALER,
             "round": E.S_ROUND, "turns": E.S_TURNS, "wd_guilty": E.S_WD_GUILTY, "wd_player": E.S_WD_PLAYER,
-            "uno_missed": E.S_UNO_MISSED, "round_winner": E.S_WINNER,
+            "uno_missed": E.S_UNO_MISSED, "round_winner": E.S_WINNER, "pending_symbol": E.S_PENDING_SYM,
             "round_points": E.S_ROUND_POINTS, "match_winner": E.S_MATCH_WINNER,
         }
         for key, idx in scalars.items():
             if key in d:
-                st[idx] = int(d[key])
+                st[idx] = _int(key, d[key])
         if "current_colour" in d:
-            st[E.S_COLOUR] = COLOURS.index(d["current_colour"])
+            st[E.S_COLOUR] = _choice("current_colour", d["current_colour"], COLOURS)
         if "phase" in d:
-            st[E.S_PHASE] = E.PHASE_NAMES.index(d["phase"])
-        if "pending_symbol" in d:
-            st[E.S_PENDING_SYM] = d["pending_symbol"]
+            st[E.S_PHASE] = _choice("phase", d["phase"], E.PHASE_NAMES)
         if "drawn" in d:
-            st[E.S_DRAWN] = -1 if d["drawn"] is None else self.kinds.index(d["drawn"])
+            st[E.S_DRAWN] = -1 if d["drawn"] is None else self.kinds.index(_names("drawn", [d["drawn"]])[0])
         if "shown" in d:
             shown = d["shown"]
             st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + E.MAX_KINDS] = 0
             st[E.S_SHOWN_FROM] = st[E.S_SHOWN_TO] = -1
             if shown is not None:
-                for seat_key in ("from", "to"):
-                    if not isinstance(shown.get(seat_key), int) or not 0 <= shown[seat_key] < n:
-                        raise ValueError(f"state key 'shown': {seat_key!r} must be a seat 0..{n - 1}")
-                st[E.S_SHOWN_FROM], st[E.S_SHOWN_TO] = shown["from"], shown["to"]
-                for name in shown.get("hand", []):
+                if not isinstance(shown, Mapping) or set(shown) - {"from", "to", "hand"}:
+                    raise ValueError(f"shown: expected None or {{'from': seat, 'to': seat, 'hand': [cards]}}, got "
+                                     f"{short_repr(shown)}")
+                st[E.S_SHOWN_FROM] = _int("shown.from", shown.get("from"), 0, n - 1)
+                st[E.S_SHOWN_TO] = _int("shown.to", shown.get("to"), 0, n - 1)
+                for name in _names("shown.hand", shown.get("hand", [])):
                     st[E.O_SHOWN_HAND + self.kinds.index(name)] += 1
         if "scores" in d:
-            st[E.O_SCORES: E.O_SCORES + n] = d["scores"]
+            st[E.O_SCORES: E.O_SCORES + n] = _ints("scores", d["scores"], n)
         if "called_uno" in d:
-            st[E.O_CALLED: E.O_CALLED + n] = [int(bool(x)) for x in d["called_uno"]]
+            called = d["called_uno"]
+            if not isinstance(called, (list, tuple)) or len(called) != n or \
+                    any(not isinstance(x, (bool, np.bool_)) and x not in (0, 1) for x in called):
+                raise ValueError(f"called_uno: expected {n} booleans, got {short_repr(called)}")
+            st[E.O_CALLED: E.O_CALLED + n] = [int(bool(x)) for x in called]
         if "done" in d:
-            st[E.S_DONE] = ("", "terminated", "truncated").index(d["done"])
-        problem = self.check_invariants(st)
-        if problem:
-            raise ValueError(f"the state does not hold together: {problem}")
+            st[E.S_DONE] = _choice("done", d["done"], ("", "terminated", "truncated"))
+        return st
 
     def check_invariants(self, st: np.ndarray) -> str:
         """'' when the state is consistent, else what is wrong: the compiled checker
@@ -306,3 +459,64 @@ def _loc_name(loc: int):
     if loc == E.LOC_CENTRE:
         return "centre"
     return loc
+
+
+def _int(name: str, value: Any, lo: int = INT32_MIN, hi: int = INT32_MAX, allowed: str = "") -> int:
+    """``value`` as an int in ``lo..hi``, else an error naming ``name`` (bools and floats are refused: a
+    fractional seat is a bug in the caller, never something to round)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name}: expected {allowed or 'an int'}, got {short_repr(value)} ({type(value).__name__})")
+    if not lo <= int(value) <= hi:
+        raise ValueError(f"{name}: {int(value)} is outside {lo}..{hi}")
+    return int(value)
+
+
+def _ints(name: str, values: Any, length: int) -> list[int]:
+    if not isinstance(values, (list, tuple)) or len(values) != length:
+        raise ValueError(f"{name}: expected a list of {length} ints, got {short_repr(values)}")
+    return [_int(f"{name}[{i}]", x) for i, x in enumerate(values)]
+
+
+def _names(name: str, values: Any) -> list[str]:
+    if not isinstance(values, (list, tuple)) or not all(isinstance(x, str) for x in values):
+        raise ValueError(f"{name}: expected a list of card names, got {short_repr(values)}")
+    if len(values) > L.MAX_ITEMS:
+        raise ValueError(f"{name}: {len(values)} cards, more than a game has")
+    return list(values)
+
+
+def _choice(name: str, value: Any, choices: tuple[str, ...]) -> int:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name}: expected one of {list(choices)}, got {short_repr(value)}")
+    return choices.index(value)
+
+
+def _int_array(name: str, value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A nested list of plain ints of exactly ``shape`` as an int64 array (or an object array when an entry does
+    not fit int64, for the caller's range message), else an error naming the field and the entry."""
+    flat = value
+    ok = type(flat) is list and len(flat) == shape[0]
+    for size in shape[1:]:
+        if not ok:
+            break
+        ok = all(type(x) is list and len(x) == size for x in flat)
+        flat = list(chain.from_iterable(flat)) if ok else flat
+    if ok and set(map(type, flat)) <= {int}:  # bools and floats are refused (type(True) is bool, not int)
+        try:
+            return np.array(flat, dtype=np.int64).reshape(shape)
+        except OverflowError:
+            return np.array(flat, dtype=object).reshape(shape)
+
+    def walk(v: Any, depth: int, at: list[int]) -> None:
+        if depth == len(shape):
+            if type(v) is not int:
+                raise TypeError(f"fields.{name}{at}: expected an int, got {short_repr(v)} ({type(v).__name__})")
+            return
+        if not isinstance(v, list) or len(v) != shape[depth]:
+            raise ValueError(f"fields.{name}{at if at else ''}: expected a list of {shape[depth]} entries (shape "
+                             f"{list(shape)}), got {short_repr(v)}")
+        for i, x in enumerate(v):
+            walk(x, depth + 1, at + [i])
+
+    walk(value, 0, [])
+    raise AssertionError("unreachable: the walk names the bad entry")  # pragma: no cover

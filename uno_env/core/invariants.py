@@ -11,6 +11,7 @@ from numba import njit
 from . import actions as A
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
+from .cards import WILD_DRAW_FOUR, WILD_DRAW_TWO
 
 track_dependencies(__file__, rule_sources())
 
@@ -26,9 +27,30 @@ NOT_ENDED = 8  # a game ran past max_turns without ending
 CORE_REJECTED = 9  # the core refused an action its own mask offered
 BAD_REWARD = 10  # an episode's rewards do not sum to zero
 BAD_FIELD = 11  # a scalar field out of its range (top kind, colour, phase, direction)
+# the phase does not fit the other fields or the rules (each is something the phase's actions rely on)
+BAD_OVER = 12
+BAD_PHASE_RULES = 13
+BAD_PENDING = 14
+BAD_WD_PLAYER = 15
+BAD_JUMP = 16
+BAD_DRAWN = 17
+BAD_CONT = 18
+BAD_CALLED = 19
+BAD_EMPTY_SEAT = 20
 FAILURE_NAMES = ("ok", "negative count", "hand size", "conservation", "seat", "top card", "empty mask",
                  "pile size", "did not end", "core rejected a legal action", "rewards do not sum to 0",
-                 "a field out of range (top, colour, phase, direction or a Wild Draw Four to take back)")
+                 "a field out of range (top, colour, phase, direction or a Wild Draw Four to take back)",
+                 "field 'phase' is 'over' exactly when field 'done' is not 0",
+                 "field 'phase' names a phase these rules never open (give: pocket only; rerolled: dice only; "
+                 "swap: seven_zero; jump-in: jump_in)",
+                 "field 'pending' must be at least 1 in the 'pending draw' phase",
+                 "field 'wd_player' must be the seat that played the pending Wild Draw Four / Wild Draw 2 (not -1)",
+                 "field 'jump_from' must be the seat whose card opened the jump-in window (not -1, not the seat asked)",
+                 "fields 'drawn' / 'drawn_die' must be the card (die) the seat to act drew, in its hand, in the "
+                 "'drawn' phase",
+                 "field 'cont' is 1 (the round's first card was a Wild) only in the 'choose colour' phase",
+                 "field 'called' is 1 only for a seat that holds exactly one card",
+                 "fields 'called', 'scores' must be 0 for seats past num_players")
 
 
 @njit(cache=True)
@@ -99,7 +121,7 @@ def check_state(st, cfg, spec, dice):
         if (wd < 0) != (prev < 0) or (wd < 0) != (st[E.S_WD_PREV_FACE] < 0) \
                 or (wd < 0) != (st[E.S_WD_PREV_COLOUR] < 0) or (wd >= 0 and (wd == prev or wd != centre)):
             return BAD_FIELD
-        return 0
+        return check_phase(st, cfg, spec, dice)
     total = np.zeros(k, np.int64)
     disc = np.zeros(k, np.int64)
     for i in range(st[E.S_DRAW_N]):
@@ -123,6 +145,53 @@ def check_state(st, cfg, spec, dice):
             return BAD_COUNT
     if st[E.S_TOP] != st[E.O_DISC + st[E.S_DISC_N] - 1]:
         return BAD_TOP
+    return check_phase(st, cfg, spec, dice)
+
+
+@njit(cache=True)
+def check_phase(st, cfg, spec, dice):
+    """0 when the phase fits the other fields and the rules, else a failure code (BAD_OVER .. BAD_EMPTY_SEAT).
+
+    Run by :func:`check_state` once the counts hold (seat, kinds and dice are then in range).  Each check is
+    something every reachable state satisfies and an action of the phase reads: the drawn card is in the hand of
+    the seat that may play it, a challenge finds the seat that played the wild, a jump-in window knows whose card
+    opened it, and a phase exists only under the rules that open it.
+    """
+    n = cfg[E.C_NP]
+    k = cfg[E.C_K]
+    phase = st[E.S_PHASE]
+    cur = st[E.S_CUR]
+    if (phase == E.PH_OVER) != (st[E.S_DONE] != 0):
+        return BAD_OVER
+    game = cfg[E.C_GAME]
+    if (phase == E.PH_GIVE and game != E.GAME_POCKET) or (phase == E.PH_REROLLED and game != E.GAME_DICE) \
+            or (phase == E.PH_SWAP and cfg[E.C_SEVEN_ZERO] != 1) or (phase == E.PH_JUMP and cfg[E.C_JUMP_IN] != 1):
+        return BAD_PHASE_RULES
+    if phase == E.PH_PENDING:
+        if st[E.S_PENDING] < 1:
+            return BAD_PENDING
+        sym = st[E.S_PENDING_SYM]
+        if (sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO) and (st[E.S_WD_PLAYER] < 0 or st[E.S_WD_PLAYER] >= n):
+            return BAD_WD_PLAYER
+    if phase == E.PH_JUMP and (st[E.S_JUMP_FROM] < 0 or st[E.S_JUMP_FROM] >= n or st[E.S_JUMP_FROM] == cur):
+        return BAD_JUMP
+    if phase == E.PH_DRAWN:
+        drawn = st[E.S_DRAWN]
+        if drawn < 0 or drawn >= k or st[E.O_HAND + cur * E.MAX_KINDS + drawn] < 1:
+            return BAD_DRAWN
+        if game == E.GAME_DICE:
+            die = st[E.S_DRAWN_DIE]
+            if die < 0 or die >= cfg[E.C_NUM_DICE] or st[E.O_DIE_LOC + die] != cur \
+                    or dice[die, st[E.O_DIE_FACE + die]] != drawn:
+                return BAD_DRAWN
+    if st[E.S_CONT] == E.CONT_START and phase != E.PH_COLOUR:
+        return BAD_CONT
+    for seat in range(E.MAX_PLAYERS):
+        if seat >= n:
+            if st[E.O_CALLED + seat] != 0 or st[E.O_SCORES + seat] != 0:
+                return BAD_EMPTY_SEAT
+        elif st[E.O_CALLED + seat] == 1 and st[E.O_HAND_N + seat] != 1:
+            return BAD_CALLED
     return 0
 
 

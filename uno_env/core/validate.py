@@ -1,8 +1,15 @@
-"""Which state rows the compiled kernels may read: every index-like field in range, then the invariants.
+"""Which state rows the compiled kernels may read, and which the rules can reach: one place for both questions.
 
-A state row edited by hand (``UnoVectorEnv.states``, ``restore``) reaches compiled code, which trusts it; a seat,
-kind or pile size out of range there would read or write outside the arrays.  These checks run in Python first
-and name the game and the field that is wrong.
+A state row edited by hand (``UnoVectorEnv.states``, ``restore``, ``load_state_dict``) reaches compiled code, which
+trusts it; a seat, kind or pile size out of range there would read or write outside the arrays.  These checks run
+in Python first and name the game and the field that is wrong:
+
+* :func:`field_bounds`: the lowest and highest value of every entry of every field of ``layout.FIELDS``;
+* :func:`range_faults` / :func:`row_problem`: the scalars the kernels index with, then the compiled invariant
+  checker (``invariants.check_state``: conservation, counts, the top card, and the phase consistency: the fields
+  each phase's actions read must point at something real);
+* :func:`state_problem`: everything above for one row, every entry of every field included (what
+  ``Game.load_state_dict`` runs before it writes anything).
 """
 from __future__ import annotations
 
@@ -13,35 +20,55 @@ import numpy as np
 from . import batch as K
 from . import layout as L
 from .cards import COL_SYMBOL
-from .invariants import FAILURE_NAMES
+from .invariants import FAILURE_NAMES, check_state
 
 if TYPE_CHECKING:
     from .game import Game
 
+INT32_MAX = 2**31 - 1
+
 
 def field_ranges(game: Game) -> list[tuple[str, int, int, int]]:
-    """(name, column, lowest, highest) of every state scalar the kernels use as an index or a loop bound."""
+    """(field name, column, lowest, highest) of every state scalar the kernels use as an index or a loop bound."""
+    return [(name, L.OFFSETS[name], lo, hi) for name, (lo, hi) in _scalar_bounds(game).items()
+            if name not in ("round_points", "flips")]
+
+
+def _scalar_bounds(game: Game) -> dict[str, tuple[int, int]]:
     n, k = game.num_players, game.num_kinds
     nd = game.dice.shape[0] if game.name == "dice" else 0
-    return [
-        ("current seat", L.S_CUR, 0, n - 1), ("phase", L.S_PHASE, 0, L.NUM_PHASES - 1),
-        ("direction", L.S_DIR, -1, 1), ("top kind", L.S_TOP, 0, k - 1), ("colour", L.S_COLOUR, 0, 3),
-        ("pending draw", L.S_PENDING, 0, L.MAX_ITEMS),
-        ("pending symbol", L.S_PENDING_SYM, -1, int(game.spec[:, COL_SYMBOL].max())),
-        ("wild draw player", L.S_WD_PLAYER, -1, n - 1), ("wild draw guilty", L.S_WD_GUILTY, 0, 1),
-        ("drawn kind", L.S_DRAWN, -1, k - 1), ("drawn die", L.S_DRAWN_DIE, -1, nd - 1),
-        ("UNO missed seat", L.S_UNO_MISSED, -1, n - 1), ("jump-in seat", L.S_JUMP_ASK, -1, n - 1),
-        ("jump-in opener", L.S_JUMP_FROM, -1, n - 1), ("dealer", L.S_DEALER, 0, n - 1),
-        ("round", L.S_ROUND, 0, 2**31 - 1), ("turns", L.S_TURNS, 0, 2**31 - 1), ("done", L.S_DONE, 0, 2),
-        ("round winner", L.S_WINNER, -1, n - 1), ("draw pile size", L.S_DRAW_N, 0, nd if nd else L.MAX_ITEMS),
-        ("discard pile size", L.S_DISC_N, 1, 1 if nd else L.MAX_ITEMS), ("continuation", L.S_CONT, 0, 1),
-        ("last player", L.S_LAST_PLAYER, -1, n - 1), ("match winner", L.S_MATCH_WINNER, -1, n - 1),
-        ("played flag", L.S_PLAYED, 0, 1),
-        ("shown hand's seat", L.S_SHOWN_FROM, -1, n - 1), ("shown hand's viewer", L.S_SHOWN_TO, -1, n - 1),
-        ("wild draw die", L.S_WD_DIE, -1, nd - 1), ("wild draw previous die", L.S_WD_PREV_DIE, -1, nd - 1),
-        ("wild draw previous face", L.S_WD_PREV_FACE, -1, 5 if nd else -1),
-        ("wild draw previous colour", L.S_WD_PREV_COLOUR, -1, 3 if nd else -1),
-    ]
+    return {
+        "cur": (0, n - 1), "phase": (0, L.NUM_PHASES - 1), "dir": (-1, 1), "top": (0, k - 1), "colour": (0, 3),
+        "pending": (0, L.MAX_ITEMS), "pending_sym": (-1, int(game.spec[:, COL_SYMBOL].max())),
+        "wd_guilty": (0, 1), "wd_player": (-1, n - 1), "drawn": (-1, k - 1), "drawn_die": (-1, nd - 1),
+        "uno_missed": (-1, n - 1), "jump_ask": (-1, n - 1), "jump_from": (-1, n - 1), "dealer": (0, n - 1),
+        "round": (0, INT32_MAX), "turns": (0, INT32_MAX), "done": (0, 2), "winner": (-1, n - 1),
+        "draw_n": (0, nd if nd else L.MAX_ITEMS), "disc_n": (1, 1 if nd else L.MAX_ITEMS), "cont": (0, 1),
+        "last_player": (-1, n - 1), "round_points": (0, INT32_MAX), "match_winner": (-1, n - 1),
+        "flips": (0, INT32_MAX), "played": (0, 1), "shown_from": (-1, n - 1), "shown_to": (-1, n - 1),
+        "wd_die": (-1, nd - 1), "wd_prev_die": (-1, nd - 1), "wd_prev_face": (-1, 5 if nd else -1),
+        "wd_prev_colour": (-1, 3 if nd else -1),
+    }
+
+
+def field_bounds(game: Game) -> dict[str, tuple[int, int]]:
+    """(lowest, highest) of every entry of every field of ``layout.FIELDS`` that this module knows.
+
+    A field added to the layout must be given its bounds here (a test checks that every field is); until it is,
+    :func:`state_problem` holds it only to the int32 range.  Entries past the live part of an array (seats past
+    ``num_players``, cards past ``draw_n``) are bounded too: seats past the game must be empty (the invariant
+    checker), stale pile entries are still card (die) ids.
+    """
+    n, k = game.num_players, game.num_kinds
+    nd = game.dice.shape[0] if game.name == "dice" else 0
+    item = max(k, nd) - 1  # a pile entry is a kind (cards) or a die id (dice)
+    out = _scalar_bounds(game)
+    out.update({
+        "hand_n": (0, L.MAX_ITEMS), "called": (0, 1), "scores": (0, INT32_MAX), "hand": (0, L.MAX_ITEMS),
+        "disc_count": (0, L.MAX_ITEMS), "draw": (0, item), "disc": (0, item), "die_loc": (L.LOC_CENTRE, n - 1),
+        "die_face": (0, 5), "shown_hand": (0, L.MAX_ITEMS),
+    })
+    return out
 
 
 def range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
@@ -52,16 +79,18 @@ def range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
     bad = np.zeros(states.shape[0], dtype=bool)
     first = ""
     checks: list[tuple[str, Any, Any]]
-    checks = [(f"{name} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == L.S_DIR else ""), states[:, col],
+    checks = [(f"field {name!r} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == L.S_DIR else ""),
+               states[:, col],
                (states[:, col] < lo) | (states[:, col] > hi) | ((states[:, col] == 0) if col == L.S_DIR else False))
               for name, col, lo, hi in field_ranges(game)]
     sizes = states[:, L.S_DRAW_N].astype(np.int64) + states[:, L.S_DISC_N]
-    checks.append(("the piles hold {} items, more than the game has", sizes, sizes > (nd if nd else L.MAX_ITEMS)))
-    for name, start, lo, hi in (("UNO call flag", L.O_CALLED, 0, 1), ("hand size", L.O_HAND_N, 0, L.MAX_ITEMS)):
+    checks.append(("fields 'draw_n' + 'disc_n': the piles hold {} items, more than the game has", sizes,
+                   sizes > (nd if nd else L.MAX_ITEMS)))
+    for name, start, lo, hi in (("called", L.O_CALLED, 0, 1), ("hand_n", L.O_HAND_N, 0, L.MAX_ITEMS)):
         block = states[:, start: start + n]
         out_of_range = (block < lo) | (block > hi)
         first_bad = block[np.arange(block.shape[0]), out_of_range.argmax(axis=1)]
-        checks.append((f"a {name} is {{}}, outside {lo}..{hi}", first_bad, out_of_range.any(axis=1)))
+        checks.append((f"field {name!r}: an entry is {{}}, outside {lo}..{hi}", first_bad, out_of_range.any(axis=1)))
     for message, values, fault in checks:
         if fault.any() and not first:
             b = int(np.flatnonzero(fault)[0])
@@ -73,7 +102,7 @@ def range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
 def row_problem(game: Game, states: np.ndarray) -> str:
     """'' when every state row is one the compiled kernels can read safely, else the first game and field that is
     not.  The ranges bound every index the kernels compute from a state; the compiled invariant checker (run
-    once the ranges hold) adds conservation, hand sizes and the top card."""
+    once the ranges hold) adds conservation, hand sizes, the top card and the phase consistency."""
     if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2 \
             or states.shape[1] != L.STATE_LEN:
         return f"state rows must be an int32 array of shape (B, {L.STATE_LEN})"
@@ -87,3 +116,40 @@ def row_problem(game: Game, states: np.ndarray) -> str:
         b = int(bad[0])
         return f"game {b}: invariant broken ({FAILURE_NAMES[int(codes[b])]})"
     return ""
+
+
+def _row_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
+    """(lowest, highest) of every entry of a state row under ``game`` (:func:`field_bounds`), computed once."""
+    cached = game.__dict__.get("_row_bounds")
+    if cached is None:
+        lo = np.full(L.STATE_LEN, -INT32_MAX - 1, dtype=np.int64)
+        hi = np.full(L.STATE_LEN, INT32_MAX, dtype=np.int64)
+        for name, (a, b) in field_bounds(game).items():
+            off = L.OFFSETS[name]
+            lo[off: off + L.FIELD_BY_NAME[name].size] = a
+            hi[off: off + L.FIELD_BY_NAME[name].size] = b
+        cached = game.__dict__["_row_bounds"] = (lo, hi)
+    return cached
+
+
+def state_problem(game: Game, row: np.ndarray) -> str:
+    """'' when the state row ``row`` is one the rules can reach in form, else what is wrong, naming the field:
+    every entry of every field within :func:`field_bounds`, the piles within the game's size, then the compiled
+    invariant checker."""
+    row = np.asarray(row)
+    if row.shape != (L.STATE_LEN,):
+        return f"a state row is 1-D of length {L.STATE_LEN}; got shape {row.shape}"
+    lo, hi = _row_bounds(game)
+    out = np.flatnonzero((row < lo) | (row > hi))
+    if out.size or row[L.S_DIR] == 0:
+        pos = int(out[0]) if out.size else L.S_DIR
+        f = next(f for f in L.FIELDS if L.OFFSETS[f.name] <= pos < L.OFFSETS[f.name] + f.size)
+        at = "" if not f.shape else str(list(map(int, np.unravel_index(pos - L.OFFSETS[f.name], f.shape))))
+        allowed = "-1 or 1" if f.name == "dir" else f"{lo[pos]}..{hi[pos]}"
+        return f"field {f.name!r}{at} is {int(row[pos])}, outside {allowed}"
+    nd = game.dice.shape[0] if game.name == "dice" else 0
+    if int(row[L.S_DRAW_N]) + int(row[L.S_DISC_N]) > (nd if nd else L.MAX_ITEMS):
+        return "fields 'draw_n' + 'disc_n': the piles hold more items than the game has"
+    row32 = np.ascontiguousarray(row, dtype=np.int32)
+    code = check_state(row32, game.cfg, game.spec, game.dice)
+    return f"invariant broken ({FAILURE_NAMES[code]})" if code else ""
