@@ -56,6 +56,12 @@ def _rlcard_rule(game, seed=None, **kw):
     return RLCardRuleAgent(game, seed=seed, **kw)
 
 
+def _ppo(game, seed=None, **kw):
+    from .ppo import make_ppo_agent
+
+    return make_ppo_agent(game, seed=seed, **kw)
+
+
 def _human(game, seed=None, **kw):
     from .human import HumanAgent
 
@@ -68,6 +74,7 @@ BASELINES: dict[str, Callable[..., Any]] = {
     "greedy": _greedy,
     "heuristic": _heuristic,
     "rlcard-rule": _rlcard_rule,
+    "ppo": _ppo,
     "human": _human,
 }
 
@@ -85,7 +92,8 @@ def register_agent(name: str, factory: Callable[..., Any]) -> None:
 
 
 def make_agent(name: str, game: Any, seed: int | None = None, **kwargs: Any):
-    """A baseline by name (``random``, ``greedy``, ``heuristic``, ``human``) for ``game``."""
+    """A baseline by name (``random``, ``greedy``, ``heuristic``, ``rlcard-rule``, ``ppo``, ``human``) for
+    ``game``."""
     try:
         factory = BASELINES[name]
     except KeyError:
