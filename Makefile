@@ -30,6 +30,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --upgrade pip
 	$(BIN)/pip install $(TORCH_PIN)
 	$(BIN)/pip install -e ".[train,dev]"
+	$(BIN)/uno-env precompile
 	touch $@
 
 # import-linter: the layers contract in pyproject.toml (imports run cli -> training -> agents -> shells -> core)

@@ -20,6 +20,7 @@ SUBCOMMANDS = {
     "rules": ("uno_env.config", "print the rules options table of a game"),
     "replay": ("uno_env.replay_cli", "show a recorded game step by step in the terminal, or write it as a web page"),
     "serve": ("uno_env.viewer.serve", "play agents in the browser (a local page on 127.0.0.1)"),
+    "precompile": ("uno_env.precompile", "compile every kernel into numba's on-disk cache, so later starts are fast"),
 }
 
 
