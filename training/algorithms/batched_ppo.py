@@ -74,10 +74,12 @@ class ActorCritic(nn.Module):
             self.critic = _mlp(sizes, act, 1, 1.0)
 
     def features(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """The network's input: the transformed observation, then the mask (with ``include_mask``)."""
         x = symlog(obs) if self.obs_transform == "symlog" else obs
         return torch.cat([x, masks.float()], dim=1) if self.include_mask else x
 
     def value(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """The critic's value of each observation."""
         return self.critic(self.features(obs, masks)).squeeze(-1)
 
     def act(self, obs: torch.Tensor, masks: torch.Tensor):
@@ -212,6 +214,7 @@ class BatchedPoolEnv:
                             self._no_shift, out)
 
     def seed(self, seed: int) -> None:
+        """The seed of the next :meth:`reset` (game ``b`` gets ``seed + b``)."""
         self._seed = int(seed)
 
     def reset(self) -> tuple[np.ndarray, np.ndarray]:
@@ -224,6 +227,8 @@ class BatchedPoolEnv:
         return out
 
     def step(self, actions: np.ndarray):
+        """The learners' actions; the simulator's ``(obs, masks, rewards, terminated, truncated, infos)``.
+        Finished games report their result to the pool (with ``sampling: win_rate``)."""
         obs, masks, rew, term, trunc, info = self.env.step(actions)
         done = term | trunc
         if done.any() and self.pool.track_results:
@@ -238,13 +243,16 @@ class BatchedPoolEnv:
         return obs, masks, rew, term, trunc, info
 
     def set_pool(self, snapshots: list[dict], selfplay_active: bool) -> None:
+        """Replace the self-play snapshots the opponents are drawn from."""
         self.pool.snapshots = [dict(s) for s in snapshots]
         self.pool.selfplay_active = bool(selfplay_active)
 
     def env_method(self, name: str, *args, **kwargs):
+        """Call a method of this env (the SB3 VecEnv call the run state uses), as a one-item list."""
         return [getattr(self, name)(*args, **kwargs)]
 
     def close(self) -> None:
+        """Release the simulator."""
         self.env.close()
 
 
@@ -272,6 +280,7 @@ class BatchedPPO:
             self.writer = SummaryWriter(os.path.join(run_dir, "tb", "batched_ppo"))
 
     def record(self, key: str, value: Any) -> None:
+        """Log a scalar to TensorBoard at the current step (nothing without ``tensorboard``)."""
         if self.writer is not None:
             self.writer.add_scalar(key, float(value), self.num_timesteps)
 
