@@ -179,11 +179,17 @@ def _unseen(obs, spec, offs, out):
         out[kind] = v if v > 0.0 else 0.0
 
 
+_NSYM = 20  # symbols are 0..17 (cards.py)
+_T_SAME = 5 + _NSYM  # start of the (colour, symbol) -> kind table inside ``tab``
+
+
 @njit(cache=True)
 def _unseen_tables(spec, unseen, tab):
     """Per-decision sums the match model reads: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
-    ``tab[5 + symbol]`` unseen coloured cards per symbol."""
-    tab[:] = 0.0
+    ``tab[5 + symbol]`` unseen coloured cards per symbol, ``tab[_T_SAME + colour * 20 + symbol]`` the kind of that
+    colour and symbol (-1: none)."""
+    tab[:_T_SAME] = 0.0
+    tab[_T_SAME:] = -1.0
     for kind in range(spec.shape[0]):
         c = spec[kind, COL_COLOUR]
         if c == NO_COLOUR:
@@ -191,6 +197,9 @@ def _unseen_tables(spec, unseen, tab):
         else:
             tab[c] += unseen[kind]
             tab[5 + spec[kind, COL_SYMBOL]] += unseen[kind]
+            at = _T_SAME + c * _NSYM + spec[kind, COL_SYMBOL]
+            if tab[at] < 0:  # one kind per colour and symbol in every game
+                tab[at] = kind
 
 
 @njit(cache=True)
@@ -201,11 +210,9 @@ def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     m = tab[colour] + tab[4]
     if not _is_wild(spec, kind):
         sym = spec[kind, COL_SYMBOL]
-        same = kind
-        for kk in range(spec.shape[0]):
-            if spec[kk, COL_COLOUR] == colour and spec[kk, COL_SYMBOL] == sym:
-                same = kk
-                break
+        same = int(tab[_T_SAME + colour * _NSYM + sym])
+        if same < 0:
+            same = kind
         m += tab[5 + sym] - unseen[same]
     f = min(max(m / total, 0.0), 1.0)
     h = int(obs[sizes_at + rel])
@@ -278,7 +285,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch):
     total = 0.0
     for kind in range(k):
         total += unseen[kind]
-    tab = np.empty(5 + 20)
+    tab = np.empty(_T_SAME + 4 * _NSYM)
     _unseen_tables(spec, unseen, tab)
     direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
     rel_next = 1 % n if direction > 0 else n - 1
