@@ -26,8 +26,24 @@ GAMES = ("classic", "pocket", "dice")
 START, END = "<!-- ladder:start -->", "<!-- ladder:end -->"
 
 
+def available(game: str, agents: list[str]) -> list[str]:
+    """The agents that can play ``game`` with 2 players (``ppo`` needs a shipped policy for it)."""
+    from uno_env.agents.registry import UnknownAgentError, load_agent
+
+    out = []
+    for a in agents:
+        try:
+            load_agent(a, game, seed=0)
+        except UnknownAgentError as e:
+            print(f"{game}: leaving out {a}: {e}")
+            continue
+        out.append(a)
+    return out
+
+
 def play(game: str, agents: list[str], games: int, seed: int, workers: int, replay: bool) -> dict:
     """Every pair's head-to-head (cached in the game's JSON: only missing pairs are played)."""
+    agents = available(game, agents)
     path = OUT / f"{game}_2p.json"
     data = json.loads(path.read_text()) if path.exists() and not replay else {"game": game, "num_players": 2,
                                                                               "pairs": []}

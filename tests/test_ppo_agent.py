@@ -17,8 +17,9 @@ POLICIES = Path(__file__).resolve().parents[1] / "agents" / "policies"
 SHIPPED = shipped_policies()
 
 
-def test_one_policy_per_game_and_the_four_player_classic():
-    assert {"classic_2p", "classic_4p", "pocket_2p", "dice_2p"} <= set(SHIPPED)
+def test_the_shipped_policies():
+    # pocket and dice: not yet trained on their final rules (README, "Training")
+    assert {"classic_2p", "classic_4p"} <= set(SHIPPED)
 
 
 @pytest.mark.parametrize("name", SHIPPED)
