@@ -87,11 +87,13 @@ class ObsView:
 
     Attributes are slices named after the README's observation layout: ``hand``, ``other_hands``, ``top``,
     ``colour``, ``phase``, ``direction``, ``hand_sizes``, ``called_uno``, ``draw_size``, ``discarded``, ``bag``,
-    ``pending``, ``drawn``, ``scores``, ``acting``.  Seat-indexed blocks start with the viewer.
+    ``pending``, ``drawn``, ``scores``, ``acting``, ``shown_hand``, ``shown_from``, ``die_place``, ``die_face``.
+    Seat-indexed blocks start with the viewer.
     """
 
     _NAMES = ("hand", "other_hands", "top", "colour", "phase", "direction", "hand_sizes", "called_uno",
-              "draw_size", "discarded", "bag", "pending", "drawn", "scores", "acting")
+              "draw_size", "discarded", "bag", "pending", "drawn", "scores", "acting", "shown_hand", "shown_from",
+              "die_place", "die_face")
 
     def __init__(self, game):
         offs = [int(x) for x in game.obs_offsets]
@@ -117,12 +119,18 @@ class ActionView:
     reroll: int
     give: int
     swap: int
+    play_die: int
+    play_die_uno: int
 
     def __init__(self, game):
         k = game.num_kinds
         self.k = k
         self.num_actions = game.num_actions
-        for section, start in action_offsets(k).items():
+        self.num_dice = game.num_dice  # 0 in the card games
+        #: (D, 6) kind shown by each face of each die (UNO Dice)
+        self.dice = np.asarray(game.dice, dtype=np.int64)[: self.num_dice]
+        self._die_face = slice(int(game.obs_offsets[O.B_DIE_FACE]), int(game.obs_offsets[O.B_DIE_FACE + 1]))
+        for section, start in action_offsets(k, self.num_dice).items():
             if section != "num_actions":
                 setattr(self, "pass_" if section == "pass" else section, start)
         spec = np.asarray(game.spec)
@@ -135,11 +143,40 @@ class ActionView:
         coloured = ~self.is_wild
         self.colour_onehot[np.flatnonzero(coloured), self.kind_colour[coloured]] = 1.0
 
-    def play_kind(self, action: int) -> int:
-        """The kind played by a play action (with or without UNO), else -1."""
+    def play_kind(self, action: int, observation: np.ndarray | None = None) -> int:
+        """The kind played by a play action (with or without UNO), else -1.  A ``play die`` action plays the face
+        its die shows, read from the ``observation``."""
         if action < self.colour:
             return action % self.k
+        if self.num_dice and action >= self.play_die:
+            if observation is None:
+                raise ValueError("a play die action's kind depends on the die's face: pass the observation")
+            return int(self.die_kinds(observation)[(action - self.play_die) % self.num_dice])
         return -1
+
+    def die_kinds(self, observation: np.ndarray) -> np.ndarray:
+        """UNO Dice: (D,) the kind each die shows now, from the observation's ``die_face`` block."""
+        faces = np.asarray(observation[self._die_face]).reshape(self.num_dice, 6).argmax(axis=1)
+        return self.dice[np.arange(self.num_dice), faces]
+
+    def dice_as_kinds(self, observation: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, dict[int, list[int]]]:
+        """UNO Dice, for agents that reason by kind: a copy of ``mask`` where each legal ``play die i`` (``+ UNO``)
+        is shown as the ``play``/``play_uno`` action of the kind die i shows, and, for each such kind action, the
+        legal die actions that play it (lowest die first).  Card games: the mask unchanged and ``{}``."""
+        m = np.array(mask, copy=True)
+        if not self.num_dice:
+            return m, {}
+        kinds = None
+        by_kind: dict[int, list[int]] = {}
+        for a in np.flatnonzero(m[self.play_die:]) + self.play_die:
+            if kinds is None:
+                kinds = self.die_kinds(observation)
+            i = int(a) - self.play_die
+            kind_action = (self.play_uno if i >= self.num_dice else self.play) + int(kinds[i % self.num_dice])
+            m[kind_action] = 1
+            m[a] = 0
+            by_kind.setdefault(kind_action, []).append(int(a))
+        return m, by_kind
 
 
 class BaseAgent:

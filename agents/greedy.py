@@ -16,7 +16,8 @@ class GreedyAgent(BaseAgent):
     to the same play without it; drawing, rerolling, accepting a penalty or declining a jump-in score 0;
     keeping a drawn card 10 (playing it scores more); challenging is never chosen.  A colour is named after the
     colour the hand holds most of; Wild Dip Into Deck gives away the highest-value card; seven_zero swaps with
-    the smallest other hand.  Ties are broken by a seeded random rotation of the action order.
+    the smallest other hand.  Ties are broken by a seeded random rotation of the action order.  In UNO Dice the
+    face is chosen so, then the lowest-id die showing it.
     """
 
     name = "greedy"
@@ -50,6 +51,10 @@ class GreedyAgent(BaseAgent):
         """The highest-value legal play (with the UNO call when it applies); never challenges."""
         obs, mask, legal = self._legal_actions(observation, action_mask)
         av, a = self.actions, self.num_actions
+        dice_plays: dict[int, list[int]] = {}
+        if av.num_dice:  # UNO Dice: choose the face as in the card games, then the lowest die showing it
+            mask, dice_plays = av.dice_as_kinds(obs, mask)
+            legal = np.flatnonzero(mask)
         shift = int(self._rotation(1)[0])
         rot = (legal - shift) % a
         first = int(legal[0])
@@ -61,10 +66,14 @@ class GreedyAgent(BaseAgent):
             score = -sizes[legal - av.swap + 1].astype(np.int64) * a + rot
         else:
             score = self._key[legal] + rot
-        return int(legal[int(np.argmax(score))])
+        best = int(legal[int(np.argmax(score))])
+        return dice_plays[best][0] if best in dice_plays else best
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """``act`` for a batch, vectorised over the rows with numpy."""
+        """``act`` for a batch, vectorised over the rows with numpy (UNO Dice: row by row, as a play's value
+        depends on the face its die shows)."""
+        if self.actions.num_dice:
+            return super().act_batch(observations, action_masks)
         masks = np.asarray(action_masks) != 0
         b, a = masks.shape
         av = self.actions

@@ -120,8 +120,15 @@ class HumanAgent(BaseAgent):
         phase = PHASE_NAMES[int(np.argmax(obs[ov.phase]))]
         lines.append(f"phase: {phase}. Legal actions:")
         for i, a in enumerate(np.flatnonzero(mask), start=1):
-            lines.append(f"  {i:>2}. {g.action_names[a]}")
+            lines.append(f"  {i:>2}. {self._label(int(a), obs)}")
         return "\n".join(lines)
+
+    def _label(self, action: int, obs: np.ndarray) -> str:
+        """The action's name; a ``play die`` action also says the face the die shows."""
+        name = self.game.action_names[action]
+        if self.actions.num_dice and action >= self.actions.play_die:
+            name += f" ({self.game.kinds.names[self.actions.play_kind(action, obs)]})"
+        return name
 
     def why_illegal(self, action: int, obs: np.ndarray) -> str:
         """A short reason why ``action`` is not legal in the observed state."""
@@ -135,7 +142,7 @@ class HumanAgent(BaseAgent):
             return "first name the colour of your wild (a 'choose colour ...' action)"
         if phase == PH_DRAWN:
             d = g.kinds.names[int(np.argmax(drawn))] if drawn.any() else "a card"
-            return f"you just drew {d}: play it or keep it"
+            return f"you just drew {d}: play it (when it can be played) or keep it"
         if phase == PH_PENDING:
             return "a draw card is aimed at you: accept it (or challenge or stack it, when listed)"
         if phase == PH_GIVE:
@@ -144,6 +151,16 @@ class HumanAgent(BaseAgent):
             return "choose whom to swap hands with (a 'swap hands ...' action)"
         if phase == PH_JUMP:
             return "you may only jump in with the card identical to the top card, or pass"
+        if av.num_dice and action >= av.play_die:
+            die = (action - av.play_die) % av.num_dice
+            if obs[ov.die_place][die * (g.num_players + 2)] != 1:
+                return f"you do not hold die {die}"
+            if action >= av.play_die_uno and int(hand.sum()) != 2:
+                return "call UNO only with the play that leaves you one die"
+            kname = g.kinds.names[av.play_kind(action, obs)]
+            if av.kind_symbol[av.play_kind(action, obs)] == WILD_DRAW_FOUR:
+                return f"{kname} is legal only when no other die of yours matches the centre die"
+            return f"die {die} shows {kname}, which does not match the centre die"
         if action < av.colour:
             kind = action % k
             kname = g.kinds.names[kind]
@@ -179,6 +196,16 @@ class HumanAgent(BaseAgent):
             if 1 <= i <= len(legal):
                 return int(legal[i - 1]), ""
             return None, f"there is no choice {i}; type a number from 1 to {len(legal)} or an action name"
+        if self.actions.num_dice:  # UNO Dice: "play red 1" names the die showing it, when only one does
+            av = self.actions
+            names = self.game.kinds.names
+            same = [int(a) for a in legal if a >= av.play_die and t == _norm(
+                f"play {names[av.play_kind(int(a), obs)]}" + (" + uno" if a >= av.play_die_uno else ""))]
+            if len(same) == 1:
+                return same[0], ""
+            if same:
+                return None, ("several dice show it: " + ", ".join(self._label(a, obs) for a in same)
+                              + "; type its number or 'play die N'")
         if t in self._ids:
             a = self._ids[t]
             if mask[a]:

@@ -52,6 +52,11 @@ class RLCardRuleAgent(BaseAgent):
         """RLCard's rule agent's choice for one seat's ``observation`` and legal ``action_mask``."""
         obs, mask, legal = self._legal_actions(observation, action_mask)
         self._check_mask(mask)
+        mask, dice_plays = self.actions.dice_as_kinds(obs, mask)  # UNO Dice: by face, then the lowest die
+        choice = self._choose(obs, mask, np.flatnonzero(mask))
+        return dice_plays[choice][0] if choice in dice_plays else choice
+
+    def _choose(self, obs: np.ndarray, mask: np.ndarray, legal: np.ndarray) -> int:
         av, k = self.actions, self.actions.k
         playable = np.flatnonzero(mask[av.play: av.play + k] | mask[av.play_uno: av.play_uno + k])
         if playable.size:

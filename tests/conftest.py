@@ -22,7 +22,7 @@ from uno_env.core import engine as E
 
 __all__ = [
     "make_env", "scenario", "dice_scenario", "deal_prepared", "act", "aid", "legal", "hands", "sizes", "sd",
-    "deck_counts", "obs_block", "random_play", "E",
+    "deck_counts", "obs_block", "random_play", "die_plays", "E",
 ]
 
 
@@ -174,17 +174,43 @@ def aid(env, name: str) -> int:
     return env.unwrapped.action_id(name)
 
 
+def die_plays(env) -> dict[str, list[int]]:
+    """UNO Dice: the legal ``play die i`` actions by the face they play, as ``play <face>[ + UNO]`` names."""
+    u = env.unwrapped
+    g = u.game
+    mask = u.observe(u.agent_selection)["action_mask"]
+    start, nd = g.offsets["play_die"], g.num_dice
+    out: dict[str, list[int]] = {}
+    for a in np.flatnonzero(mask[start:]) + start:
+        die = (a - start) % nd
+        shown = g.kinds.names[g.dice[die, u.game_state.die_face[die]]]
+        out.setdefault(f"play {shown}" + (" + UNO" if a - start >= nd else ""), []).append(int(a))
+    return out
+
+
 def legal(env) -> set[str]:
-    """Names of the acting seat's legal actions."""
+    """Names of the acting seat's legal actions.  UNO Dice: a legal ``play die i`` is also listed under the face
+    it plays (``play red 1``), so tests read as the rules do."""
     u = env.unwrapped
     mask = u.observe(u.agent_selection)["action_mask"]
-    return {u.action_names[i] for i in np.flatnonzero(mask)}
+    names = {u.action_names[i] for i in np.flatnonzero(mask)}
+    if u.game.name == "dice":
+        names = {n for n in names if not n.startswith("play die")} | set(die_plays(env))
+    return names
 
 
 def act(env, *names: str):
-    """Step the named actions in order, checking each is legal first."""
+    """Step the named actions in order, checking each is legal first.  UNO Dice: ``play <face>`` plays the one
+    legal die showing that face (an error when several do: name the die, ``play die i``)."""
     for name in names:
-        assert name in legal(env), f"{name!r} not legal; legal: {sorted(legal(env))}"
+        plays = die_plays(env) if env.unwrapped.game.name == "dice" else {}
+        if name in plays:
+            assert len(plays[name]) == 1, f"{name!r}: several dice show it ({plays[name]}); say which die"
+            env.step(plays[name][0])
+            continue
+        assert name in legal(env) or name.startswith("play die") and env.unwrapped.observe(
+            env.unwrapped.agent_selection)["action_mask"][aid(env, name)], \
+            f"{name!r} not legal; legal: {sorted(legal(env))}"
         env.step(aid(env, name))
     return env
 

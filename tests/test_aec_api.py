@@ -150,7 +150,9 @@ def test_observation_layout_tiles_the_vector(game, n):
     assert len(set(names)) == len(names)
     expect = {"hand", "top", "colour", "phase", "direction", "hand_sizes", "called_uno", "draw_size", "pending",
               "drawn", "scores", "acting"}
-    expect |= {"other_hands", "bag"} if game == "dice" else {"discarded"}
+    expect |= {"other_hands", "bag", "die_place", "die_face"} if game == "dice" else {"discarded"}
+    if env.unwrapped.rules.wd4_challenge and game != "dice":  # a challenge shows the challenged hand
+        expect |= {"shown_hand", "shown_from"}
     assert set(names) == expect
     sizes = {name: length for _, length, name, _ in rows}
     k = env.unwrapped.game.num_kinds
@@ -159,14 +161,15 @@ def test_observation_layout_tiles_the_vector(game, n):
     assert sizes["phase"] == E.NUM_PHASES and sizes["colour"] == 4
     if game == "dice":
         assert sizes["other_hands"] == (n - 1) * k and sizes["bag"] == 24
+        assert sizes["die_place"] == 24 * (n + 2) and sizes["die_face"] == 24 * 6
 
 
-@pytest.mark.parametrize("game,k", [("classic", 54), ("pocket", 51), ("dice", 38)])
-def test_action_names_table(game, k):
+@pytest.mark.parametrize("game,k,d", [("classic", 54, 0), ("pocket", 51, 0), ("dice", 38, 24)])
+def test_action_names_table(game, k, d):
     names = uno_env.action_names(game)
     env = make_env(game)
     assert names == env.unwrapped.action_names
-    assert len(names) == len(set(names)) == env.action_space("player_0").n == 3 * k + 19
+    assert len(names) == len(set(names)) == env.action_space("player_0").n == 3 * k + 19 + 2 * d
     for i, name in enumerate(names):
         assert uno_env.action_id(game, name) == i
         assert env.unwrapped.action_id(name) == i
@@ -177,7 +180,8 @@ def test_action_names_table(game, k):
     assert [names[off[s]] for s in ("draw", "keep", "challenge", "accept", "pass", "reroll")] == [
         "draw", "keep drawn card", "challenge", "accept", "pass", "reroll"]
     assert names[off["give"]].startswith("give ") and names[off["swap"]] == "swap hands with seat +1"
-    assert names[-1] == "swap hands with seat +9"
+    assert names[3 * k + 18] == "swap hands with seat +9"
+    assert names[-1] == ("play die 23 + UNO" if d else "swap hands with seat +9")
     kinds = env.unwrapped.game.kinds.names
     assert names[:k] == [f"play {x}" for x in kinds]
     with pytest.raises(ValueError, match="unknown action"):

@@ -125,16 +125,16 @@ def test_batched_forms_are_vectorised_and_fast():
 
 # ---------------------------------------------------------------------------------------------- greedy
 def test_greedy_sheds_the_highest_value_card_and_calls_uno():
-    env = scenario("classic", hands=[["red 3", "red 8", "red skip", "blue 9"], other(2)], top="red 5")
+    env = scenario("classic", "official", hands=[["red 3", "red 8", "red skip", "blue 9"], other(2)], top="red 5")
     g = GreedyAgent(env)
     ob = env.observe("player_0")
     assert g.act(ob) == aid(env, "play red skip")
-    env = scenario("classic", hands=[["red 3", "wild draw four"], other(2)], top="red 5")
+    env = scenario("classic", "official", hands=[["red 3", "wild draw four"], other(2)], top="red 5")
     assert GreedyAgent(env).act(env.observe("player_0")) == aid(env, "play wild draw four + UNO")
 
 
 def test_greedy_never_challenges_and_names_its_colour():
-    env = scenario("classic", hands=[["blue 1", "blue 2", "red 4"], ["wild draw four", "red 1", "red 2"]],
+    env = scenario("classic", "official", hands=[["blue 1", "blue 2", "red 4"], ["wild draw four", "red 1", "red 2"]],
                    top="red 5", current_seat=1)
     act(env, "play wild draw four")
     g = GreedyAgent(env, seed=0)
@@ -157,19 +157,20 @@ def h_act(env, seat=0, **weights):
 
 
 def test_heuristic_keeps_wilds_and_never_bluffs():
-    env = scenario("classic", hands=[["red 3", "wild", "blue 5", "green 7"], other(5)], top="red 9")
+    env = scenario("classic", "official", hands=[["red 3", "wild", "blue 5", "green 7"], other(5)], top="red 9")
     assert h_act(env) == "play red 3"
-    env = scenario("classic", hands=[["red 1", "wild draw four", "blue 9", "green 7"], other(5)], top="red 9")
+    env = scenario("classic", "official",
+                   hands=[["red 1", "wild draw four", "blue 9", "green 7"], other(5)], top="red 9")
     assert h_act(env) in {"play red 1", "play blue 9"}
     # Wild Draw Four is legal without a red card: played gladly
-    env = scenario("classic", hands=[["wild draw four", "blue 5", "green 6"], other(5)], top="red 9")
+    env = scenario("classic", "official", hands=[["wild draw four", "blue 5", "green 6"], other(5)], top="red 9")
     assert h_act(env) == "play wild draw four"
     # only a bluff is playable: it draws instead
-    env = scenario("classic", hands=[["wild draw four", "red 2"], other(5)], top="blue 9",
+    env = scenario("classic", "official", hands=[["wild draw four", "red 2"], other(5)], top="blue 9",
                    current_colour="red")
     assert "play wild draw four" in legal(env)
     assert h_act(env) == "play red 2 + UNO"
-    env = scenario("classic", hands=[["wild draw four", "red 2", "yellow 3"], other(5)], top="blue 9",
+    env = scenario("classic", "official", hands=[["wild draw four", "red 2", "yellow 3"], other(5)], top="blue 9",
                    current_colour="red")
     env.unwrapped.load_state_dict({"current_colour": "red"})
     assert h_act(env) == "play red 2"
@@ -190,16 +191,16 @@ def test_rlcard_rule_plays_wild_draw_four_first_and_names_the_colour_held_most()
 
 
 def test_rlcard_rule_keeps_wilds_while_a_plain_card_plays_and_draws_only_when_stuck():
-    env = scenario("classic", hands=[["wild", "red 3", "red 5", "blue 8"], other(5)], top="red 9")
+    env = scenario("classic", "official", hands=[["wild", "red 3", "red 5", "blue 8"], other(5)], top="red 9")
     assert {rule_act(env, seed=s) for s in range(30)} == {"play red 3", "play red 5"}
-    env = scenario("classic", hands=[["wild", "blue 8"], other(5)], top="red 9")
+    env = scenario("classic", "official", hands=[["wild", "blue 8"], other(5)], top="red 9")
     assert rule_act(env) == "play wild + UNO"
-    env = scenario("classic", hands=[["blue 8", "green 2"], other(5)], top="red 9", draw=["yellow 1"])
+    env = scenario("classic", "official", hands=[["blue 8", "green 2"], other(5)], top="red 9", draw=["yellow 1"])
     assert rule_act(env) == "draw"
 
 
 def test_heuristic_names_the_colour_it_holds_most():
-    env = scenario("classic", hands=[["wild", "blue 1", "blue 2", "blue 5", "red 3"], other(5)],
+    env = scenario("classic", "official", hands=[["wild", "blue 1", "blue 2", "blue 5", "red 3"], other(5)],
                    top="green 9")
     assert h_act(env) == "play wild"
     act(env, "play wild")
@@ -207,28 +208,28 @@ def test_heuristic_names_the_colour_it_holds_most():
 
 
 def test_heuristic_calls_uno_and_plays_its_last_card():
-    env = scenario("classic", hands=[["red 3", "blue 5"], other(5)], top="red 9")
+    env = scenario("classic", "official", hands=[["red 3", "blue 5"], other(5)], top="red 9")
     assert h_act(env) == "play red 3 + UNO"
-    env = scenario("classic", hands=[["wild"], other(5)], top="red 9")
+    env = scenario("classic", "official", hands=[["wild"], other(5)], top="red 9")
     assert h_act(env) == "play wild"
 
 
 def test_heuristic_aims_action_cards_at_a_player_close_to_going_out():
     hands = [["red skip", "red 4", "blue 7", "green 2"], ["yellow 1"]]
-    env = scenario("classic", hands=hands, top="red 9")
+    env = scenario("classic", "official", hands=hands, top="red 9")
     assert h_act(env) == "play red skip"
     # four players: a Skip would hand the turn to seat 2, who holds one card; seat 1 holds many
     hands = [["red skip", "red 4", "blue 7"], other(6), ["yellow 1"], other(6, "yellow")]
-    env = scenario("classic", hands=hands, top="red 9")
+    env = scenario("classic", "official", hands=hands, top="red 9")
     assert h_act(env) == "play red 4"
     # ... while a Draw Two at the next player who is about to go out is the play
     hands = [["red draw two", "red 4", "blue 7"], ["yellow 1"], other(6), other(6, "yellow")]
-    env = scenario("classic", hands=hands, top="red 9")
+    env = scenario("classic", "official", hands=hands, top="red 9")
     assert h_act(env) == "play red draw two"
 
 
 def wd4_pending(other_hand):
-    env = scenario("classic", hands=[["blue 1", "blue 2", "green 4", "yellow 6", "yellow 7"], other_hand],
+    env = scenario("classic", "official", hands=[["blue 1", "blue 2", "green 4", "yellow 6", "yellow 7"], other_hand],
                    top="red 5", current_seat=1)
     act(env, "play wild draw four" + (" + UNO" if len(other_hand) == 2 else ""), "choose colour yellow")
     assert legal(env) == {"challenge", "accept"}
@@ -248,12 +249,12 @@ def test_heuristic_challenges_when_a_bluff_is_likely():
 
 
 def test_heuristic_plays_the_drawn_card_when_it_helps():
-    env = scenario("classic", hands=[["blue 1", "green 4", "yellow 6"], other(5)], top="red 5",
+    env = scenario("classic", "official", hands=[["blue 1", "green 4", "yellow 6"], other(5)], top="red 5",
                    draw=["red 8"])
     act(env, "draw")
     assert legal(env) == {"play red 8", "keep drawn card"}
     assert h_act(env) == "play red 8"
-    env = scenario("classic", hands=[["red 1", "green 4", "yellow 6"], other(5)], top="red 5",
+    env = scenario("classic", "official", hands=[["red 1", "green 4", "yellow 6"], other(5)], top="red 5",
                    draw=["wild draw four"])
     act(env, "draw")
     assert h_act(env) == "keep drawn card"  # playing it would be a bluff (it holds red 1)

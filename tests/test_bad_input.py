@@ -193,7 +193,7 @@ def test_unknown_option():
     ("uno_catch_probability", 1.5, "range 0.0..1.0"),
     ("target_score", 0, "range 1..100000"),
     ("max_turns", 2.0, "must be an int"),
-    ("first_wild", "choose", "must be one of 'reshuffle', 'choose_colour'"),
+    ("first_wild", "choose", "must be one of 'redeal', 'reshuffle', 'choose_colour', 'random_colour'"),
 ])
 def test_bad_option_value(option, value, words):
     with pytest.raises(ValueError, match=f"'{option}'") as exc:

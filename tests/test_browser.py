@@ -69,7 +69,7 @@ def make_record(game="classic", num_players=2, seed=7, steps=40) -> dict:
         a = int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
         actions.append(a)
         env.step(a)
-    return {"format": "uno-env-record", "version": 1, "game": game, "num_players": num_players,
+    return {"format": "uno-env-record", "version": 2, "game": game, "num_players": num_players,
             "rules": env.unwrapped.rules.to_dict(), "seed": seed, "agents": ["random"] * num_players,
             "actions": actions, "result": None}
 
@@ -174,7 +174,7 @@ def test_dice_hands_are_public_in_every_view():
 
 @pytest.mark.parametrize("change, words", [
     ({"format": "other"}, "format"),
-    ({"version": 2}, "version"),
+    ({"version": 3}, "version"),
     ({"actions": [0, "x"]}, r"'actions'.*item 1"),
     ({"actions": [180]}, r"step 0: action 180.*not legal"),
     ({"num_players": True}, "num_players"),

@@ -23,7 +23,7 @@ from uno_env.config import (
 
 RULES_DIR = Path(__file__).resolve().parent.parent / "configs" / "rules"
 
-CLASSIC_ONLY = ["first_wild"]
+CLASSIC_ONLY = ["first_wild", "first_draw_two", "first_reverse", "reverse_two_players"]
 CLASSIC_POCKET = [
     "draw_until_playable", "voluntary_draw", "wd4_legality", "wd4_challenge",
     "stacking", "seven_zero", "jump_in", "force_play",
@@ -56,7 +56,7 @@ def test_options_table_shape():
 
 
 def test_options_for_each_game():
-    assert options_for("classic") == SHARED + CLASSIC_ONLY + CLASSIC_POCKET
+    assert options_for("classic") == SHARED + CLASSIC_ONLY + CLASSIC_POCKET + ["drawn_card"]
     assert options_for("pocket") == SHARED + CLASSIC_POCKET + ["extra_wild"]
     assert options_for("dice") == SHARED + ["dice_wd4_bluff", "dice_set"]
     assert RuleConfig.options_for("dice") == options_for("dice")
@@ -65,8 +65,8 @@ def test_options_for_each_game():
 @pytest.mark.parametrize(
     "game, expected",
     [
-        ("classic", dict(num_players=2, target_score=500, wd4_legality="colour",
-                         first_wild="reshuffle", voluntary_draw=True, wd4_challenge=True)),
+        ("classic", dict(num_players=2, target_score=500, wd4_legality="any_playable",
+                         first_wild="redeal", voluntary_draw=True, wd4_challenge=False)),
         ("pocket", dict(num_players=2, target_score=250, wd4_legality="any_playable",
                         extra_wild=False, voluntary_draw=True)),
         ("dice", dict(num_players=2, target_score=500, dice_wd4_bluff=False, dice_set="default")),
@@ -106,13 +106,14 @@ def test_presets():
         assert "standard" in PRESETS[game]
         assert RuleConfig.make(game) == RuleConfig.make(game, "standard")
         assert RuleConfig.make(game, "standard").to_dict() == {"game": game, **PRESETS[game]["standard"]}
-    assert presets_for("classic") == ["rlcard", "standard"]
+    assert presets_for("classic") == ["official", "rlcard", "standard"]
 
 
 def test_rlcard_preset():
     cfg = RuleConfig.make("classic", "rlcard")
     assert (cfg.num_players, cfg.uno_call, cfg.wd4_challenge, cfg.wd4_legality) == (2, "auto", False, "any_playable")
-    assert (cfg.voluntary_draw, cfg.force_play, cfg.episode, cfg.reward) == (False, True, "round", "win_loss")
+    assert (cfg.voluntary_draw, cfg.force_play, cfg.episode, cfg.reward) == (False, False, "round", "win_loss")
+    assert (cfg.drawn_card, cfg.first_wild, cfg.first_draw_two) == ("rlcard", "random_colour", "play")
     assert cfg.stacking == "off" and cfg.target_score == 500
     # overrides apply on top of the preset
     assert RuleConfig.make("classic", "rlcard", num_players=4).num_players == 4
@@ -122,7 +123,7 @@ def test_unknown_preset():
     with pytest.raises(ValueError, match=r"unknown preset 'rlcard' for game 'pocket'; known presets: standard"):
         RuleConfig.make("pocket", "rlcard")
     with pytest.raises(ValueError, match=r"unknown preset 'rlcrd' for game 'classic' \(did you mean 'rlcard'\?\); "
-                                         r"known presets: rlcard, standard"):
+                                         r"known presets: official, rlcard, standard"):
         RuleConfig.make("classic", "rlcrd")
 
 
@@ -240,7 +241,7 @@ def test_float_option():
         ("classic", "episode", "'round', 'match'"),
         ("pocket", "reward", "'win_loss', 'points'"),
         ("dice", "uno_call", "'explicit', 'auto'"),
-        ("classic", "first_wild", "'reshuffle', 'choose_colour'"),
+        ("classic", "first_wild", "'redeal', 'reshuffle', 'choose_colour', 'random_colour'"),
         ("pocket", "wd4_legality", "'colour', 'any_playable'"),
     ],
 )
@@ -426,7 +427,7 @@ def test_repr_is_compact_and_evaluable():
     r = repr(cfg)
     assert r.startswith("RuleConfig.make('classic', num_players=3, uno_call='auto'")
     assert eval(r, {"RuleConfig": RuleConfig}) == cfg
-    assert cfg.non_defaults()["force_play"] is True
+    assert cfg.non_defaults()["drawn_card"] == "rlcard"
 
 
 # -- documentation table -----------------------------------------------------------------------

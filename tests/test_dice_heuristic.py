@@ -8,7 +8,7 @@ from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.config import make_rules
 from uno_env.core.game import Game
 
-from conftest import aid, dice_scenario, make_env
+from conftest import act, dice_scenario, die_plays, make_env
 
 
 def _choice(env) -> str:
@@ -19,6 +19,9 @@ def _choice(env) -> str:
     assert obs["action_mask"][a]
     # the heuristic name plays the same for UNO Dice
     assert HeuristicAgent(u.game).act(obs["observation"], obs["action_mask"]) == a
+    for name, dice in die_plays(env).items():  # a die played, by the face it shows
+        if a in dice:
+            return name
     return u.game.action_names[a]
 
 
@@ -47,7 +50,7 @@ def test_takes_an_extra_turn_it_can_follow():
 def test_names_a_colour_it_can_follow_and_the_next_player_cannot():
     env = dice_scenario(hands=[["wild", "green 4", "green 2"], ["blue 2", "red 6"]], centre="red 3")
     assert _choice(env) == "play wild"
-    env.unwrapped.step(aid(env, "play wild"))
+    act(env, "play wild")
     assert _choice(env) == "choose colour green"
 
 
@@ -75,8 +78,24 @@ def test_legal_and_rerolls_only_when_stuck(n):
             a = agent.act(obs["observation"], mask)
             assert mask[a]
             if a == reroll:
-                assert not mask[:first_non_play].any()
+                assert not mask[:first_non_play].any() and not mask[g.offsets["play_die"]:].any()
             u.step(a)
+
+
+def test_plays_the_die_least_worth_keeping():
+    """Two dice show red 1: the one played is the die whose faces would follow a future centre die less often
+    once rerolled (seed 001: the player chooses the die; the other stays for later rolls)."""
+    env = dice_scenario(hands=[["red 1", "red 1", "green 4"], ["blue 2", "blue 6"]], centre="red 3")
+    u = env.unwrapped
+    agent = DiceHeuristicAgent(u.game)
+    obs = u.observe("player_0")
+    a = agent.act(obs["observation"], obs["action_mask"])
+    candidates = die_plays(env)["play red 1"]
+    assert a in candidates and len(candidates) == 2
+    value = agent._die_keep_value
+    dice = [x - u.game.offsets["play_die"] for x in candidates]
+    assert value[a - u.game.offsets["play_die"]] == min(value[d] for d in dice)
+    assert value[dice[0]] != value[dice[1]]  # a real choice, not a tie
 
 
 def test_rejects_card_games_and_unknown_weights():

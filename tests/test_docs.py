@@ -20,11 +20,11 @@ def test_readme_rules_table_matches_the_option_table():
 
 def test_readme_action_counts_match_the_code():
     text = README.read_text(encoding="utf-8")
-    for game, k in (("classic", 54), ("pocket", 51), ("dice", 38)):
+    for game, k, d in (("classic", 54, 0), ("pocket", 51, 0), ("dice", 38, 24)):
         names = uno_env.action_names(game)
-        assert len(names) == 3 * k + 19
-        assert f"{game} {3 * k + 19}" in text
-    assert "A = 3K + 19" in text
+        assert len(names) == 3 * k + 19 + 2 * d
+        assert f"{game} {3 * k + 19 + 2 * d}" in text
+    assert "A = 3K + 19 + 2D" in text
 
 
 def test_readme_observation_blocks_are_the_layout_blocks():

@@ -61,7 +61,8 @@ def test_ctrl_d_and_quit_leave_cleanly():
 
 
 def test_reasons_name_the_rule():
-    env = scenario("classic", hands=[["red 3", "blue 5", "wild draw four"], ["green 1", "green 2"]], top="red 9")
+    env = scenario("classic", "official",
+                   hands=[["red 3", "blue 5", "wild draw four"], ["green 1", "green 2"]], top="red 9")
     h = HumanAgent(env, input_stream=io.StringIO(""), output_stream=io.StringIO())
     ob = env.observe("player_0")
     o, m = ob["observation"], ob["action_mask"]

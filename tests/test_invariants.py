@@ -34,6 +34,10 @@ CONFIGS = [
     ("dice", dict(num_players=2), 2500, 0.0),
     ("dice", dict(num_players=3, dice_wd4_bluff=True), 1500, 0.5),
     ("dice", dict(num_players=4, episode="match", reward="points"), 600, 0.5),
+    # die choice and the take-back after a guilty Wild Draw Four, with the UNO penalty drawing from the bag
+    ("dice", dict(num_players=2, dice_wd4_bluff=True, uno_catch_probability=1.0), 1500, 0.6),
+    ("dice", dict(num_players=4, dice_wd4_bluff=True, uno_call="auto", episode="match", reward="points",
+                  uno_catch_probability=0.5, target_score=200), 300, 0.7),
 ]
 
 
@@ -98,3 +102,23 @@ def test_checker_catches_a_duplicated_die():
 def test_invariants_soak_long(game, options, num_games, bias):
     _, seeds, out = _run(game, options, num_games * 10, bias, seed_base=10**6)
     assert not out[:, 1].any(), I.FAILURE_NAMES[out[np.flatnonzero(out[:, 1])[0], 1]]
+
+
+def test_checker_catches_a_broken_take_back_record():
+    """UNO Dice: a Wild Draw Four to take back must be the centre die, with the die it replaced recorded."""
+    from uno_env.core import engine as E
+
+    g = Game(RuleConfig.make("dice", dice_wd4_bluff=True))
+    st, rng = g.new_states(1)
+    E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, 5)
+    view = StateView(st[0])
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == 0
+    bagged = int(view.draw[0])
+    view.wd_die, view.wd_prev_die, view.wd_prev_face, view.wd_prev_colour = bagged, int(view.disc[0]), 0, 0
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_FIELD  # the die to take back is not in the centre
+    view.wd_die = int(view.disc[0])
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_FIELD  # it replaced itself
+    view.wd_prev_die = bagged
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == 0
+    view.wd_prev_colour = -1
+    assert I.check_state(st[0], g.cfg, g.spec, g.dice) == I.BAD_FIELD  # half a record

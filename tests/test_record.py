@@ -57,7 +57,7 @@ def test_record_json_is_the_shared_format(tmp_path):
     rec, _ = _play("classic", 2, seed=3)
     save_record(tmp_path / "r.json", rec)
     d = json.loads((tmp_path / "r.json").read_text())
-    assert d["format"] == "uno-env-record" and d["version"] == 1
+    assert d["format"] == "uno-env-record" and d["version"] == 2
     assert set(d) == {"format", "version", "game", "num_players", "rules", "seed", "agents", "actions", "result"}
     assert d["rules"] == uno_env.RuleConfig.make("classic").to_dict()
     assert d["result"]["steps"] == len(d["actions"])
@@ -84,7 +84,7 @@ def _good() -> dict:
 
 @pytest.mark.parametrize("change, words", [
     (lambda d: d.update(format="something-else"), ["format", "something-else"]),
-    (lambda d: d.update(version=2), ["version", "reads version 1", "2"]),
+    (lambda d: d.update(version=3), ["version", "reads version 2", "3"]),
     (lambda d: d.pop("seed"), ["missing", "seed"]),
     (lambda d: d.update(extra=1), ["unknown field", "extra"]),
     (lambda d: d.update(game="chess"), ["game", "chess"]),
@@ -216,3 +216,16 @@ def test_evaluate_record_into_an_unwritable_place_fails_before_playing(tmp_path,
     blocker.write_text("x")
     assert main(["evaluate", "random", "random", "--games", "2", "-q", "--record", str(blocker / "sub")]) == 2
     assert "uno-env evaluate: error:" in capsys.readouterr().err
+
+
+def test_version_1_records_load_for_card_games_but_not_for_dice(tmp_path):
+    """Version 2 changed UNO Dice's actions (a play names the die), so a version-1 dice record would replay other
+    moves; card games' action ids did not change."""
+    d = _good()
+    d["version"] = 1
+    assert load_record(_write(tmp_path, d)).actions == d["actions"]
+    rec, _ = _play("dice", 2, seed=2)
+    d = rec.to_dict()
+    d["version"] = 1
+    with pytest.raises(RecordError, match="version-1 UNO Dice records play dice by face"):
+        load_record(_write(tmp_path, d))

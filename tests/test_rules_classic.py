@@ -17,6 +17,9 @@ def cs(rules=None, **kw):
     return scenario("classic", rules, **kw)
 
 
+#: the retail Wild Draw Four (preset ``official``): legal with no card of the current colour, bluff, challenge
+OFFICIAL = {"wd4_legality": "colour", "wd4_challenge": True}
+
 # filler hands of seven (distinct cards, none of them red 5, red 2, blue 1/2 or an action card)
 N7 = ["red 1", "yellow 2", "green 3", "blue 4", "red 6", "yellow 7", "green 8"]
 M7 = ["blue 9", "red 9", "yellow 9", "green 9", "blue 8", "red 8", "yellow 8"]
@@ -123,6 +126,32 @@ def test_first_card_wild_reshuffled(first_wild, wild):
     assert sum(sizes(env)) + len(s["draw_pile"]) + 1 == 108
 
 
+@pytest.mark.parametrize("wild", ["wild", "wild draw four"])
+def test_first_card_wild_redeal_seed_004(wild):
+    # seed 004: "sekoita kortit uudelleen ja aloita alusta" (shuffle the cards again and start from the beginning)
+    env = make_env("classic", num_players=2)
+    order = [f"{c} {i}" for i in range(1, 8) for c in ("red", "yellow")]
+    deal_prepared(env, order + [wild])
+    u = env.unwrapped
+    s = sd(env)
+    assert u.game.spec[u.game.kinds.index(s["top"]), 0] < 4  # a coloured first card
+    assert u.game_state.flips >= 2 and s["dealer"] == 1  # the same dealer dealt again
+    assert sorted(sizes(env)) >= [7, 7] and s["discard_pile"] == [s["top"]]
+    # a new deal, not the prepared hands: all 108 cards went back and were shuffled
+    assert Counter(s["hands"][0]) != Counter(f"red {i}" for i in range(1, 8))
+    assert u.game.check_invariants(u.game_state.row) == ""
+
+
+def test_first_card_redeal_is_deterministic_and_common_enough_to_see():
+    redeals = 0
+    for seed in range(300):
+        a, b = make_env("classic", seed=seed), make_env("classic", seed=seed)
+        assert np.array_equal(a.unwrapped.game_state.row, b.unwrapped.game_state.row)
+        redeals += a.unwrapped.game_state.flips > 1
+        assert "wild" not in sd(a)["top"]
+    assert 5 < redeals < 60  # 8 wilds in 94 undealt cards: about 8.5% of deals start over
+
+
 def test_first_card_wild_choose_colour():
     env = _first(3, "wild", {"first_wild": "choose_colour"})
     s = sd(env)
@@ -149,11 +178,15 @@ def test_play_matching_card():
     assert len(s["discard_pile"]) == 2 and s["phase"] == "turn"
 
 
-def test_draw_unplayable_card_ends_turn():
+def test_draw_unplayable_card_offers_only_keep():
+    # the drawn phase follows every draw, so nobody else learns whether the card was playable
     env = cs(hands=[["red 2", "blue 5", "green 9"], N7], top="red 5", draw=["green 1"])
     n_draw = len(sd(env)["draw_pile"])
     act(env, "draw")
     assert hands(env)[0]["green 1"] == 1 and sizes(env)[0] == 4
+    assert sd(env)["phase"] == "drawn" and sd(env)["current_seat"] == 0 and legal(env) == {"keep drawn card"}
+    assert obs_block(env, "player_0", "drawn")[env.unwrapped.game.kinds.index("green 1")] == 1
+    act(env, "keep drawn card")
     assert sd(env)["current_seat"] == 1 and len(sd(env)["draw_pile"]) == n_draw - 1
 
 
@@ -207,13 +240,15 @@ def test_draw_until_playable_stops_after_ten():
                    draw=["green 1"] * 2 + ["yellow 1"] * 2 + ["blue 3"] * 2 + ["green 4"] * 2 + ["yellow 4"] * 2
                    + ["red 6"])
     act(env, "draw")
-    assert sizes(env)[0] == 13 and sd(env)["current_seat"] == 1 and hands(env)[0]["red 6"] == 0
+    assert sizes(env)[0] == 13 and legal(env) == {"keep drawn card"} and hands(env)[0]["red 6"] == 0
+    act(env, "keep drawn card")
+    assert sd(env)["current_seat"] == 1
 
 
 def test_draw_one_card_by_default():
     env = cs(hands=[["green 2", "blue 1", "blue 2"], N7], top="red 5", draw=["green 1", "red 9"])
     act(env, "draw")
-    assert sizes(env)[0] == 4 and sd(env)["current_seat"] == 1
+    assert sizes(env)[0] == 4 and legal(env) == {"keep drawn card"}
 
 
 # ---------------------------------------------------------------------------------------------- action cards
@@ -278,14 +313,16 @@ def test_wild_names_colour():
 
 
 def test_wild_playable_on_anything():
-    env = cs(hands=[["wild", "wild draw four", "blue 2"], N7], top="red 5")
+    env = cs(OFFICIAL, hands=[["wild", "wild draw four", "blue 2"], N7], top="red 5")
     assert {"play wild", "play wild draw four"} <= legal(env)
 
 
 # ---------------------------------------------------------------------------------------------- Wild Draw Four
 def _wd4(rules=None, n=3, hand0=("wild draw four", "blue 1", "blue 2"), **kw):
+    """Seat 0 holds a Wild Draw Four; the retail rules (OFFICIAL) unless ``rules`` override them."""
     hands_ = [list(hand0)] + [list(h) for h in (N7, M7, P7)[: n - 1]]
-    return cs(rules, hands=hands_, top="red 5", draw=["green 1", "green 2", "green 3", "green 4", "green 5",
+    return cs({**OFFICIAL, **(rules or {})}, hands=hands_, top="red 5", draw=["green 1", "green 2", "green 3",
+                                                                             "green 4", "green 5",
                                                              "green 6"], **kw)
 
 
@@ -360,7 +397,60 @@ def test_wd4_no_challenge_drawn_illegal_wd4_not_playable():
     env = cs({"wd4_challenge": False}, hands=[["red 1", "blue 2"], N7], top="red 5",
                    draw=["wild draw four"])
     act(env, "draw")
-    assert sd(env)["current_seat"] == 1 and hands(env)[0]["wild draw four"] == 1
+    assert legal(env) == {"keep drawn card"} and hands(env)[0]["wild draw four"] == 1
+    act(env, "keep drawn card")
+    assert sd(env)["current_seat"] == 1
+
+
+# seed 004: "Tämä kortti voidaan pelata vain, kun mikään muu kädessä oleva kortti ei sovi siihen"
+# (only when no other card in the hand fits); the sheet has no bluff and no challenge
+def test_wd4_default_seed_004_only_when_nothing_else_fits():
+    cfg = RuleConfig.make("classic")
+    assert cfg.wd4_legality == "any_playable" and cfg.wd4_challenge is False
+    # yellow 5 fits the red 5 by number (no red card held): not legal under seed 004 (it is under `colour`)
+    env = cs(hands=[["wild draw four", "yellow 5", "blue 2"], N7, M7], top="red 5")
+    assert legal(env) == {"play yellow 5", "draw"}
+    # a plain Wild fits too
+    env = cs(hands=[["wild draw four", "wild", "blue 2"], N7, M7], top="red 5")
+    assert "play wild draw four" not in legal(env)
+    # nothing else fits: legal, and the next player simply draws 4 and loses the turn (no challenge step)
+    env = cs(hands=[["wild draw four", "blue 1", "blue 2"], N7, M7], top="red 5", draw=[f"green {i}" for i in
+                                                                                     range(1, 5)])
+    assert legal(env) == {"play wild draw four", "draw"}
+    act(env, "play wild draw four", "choose colour blue")
+    s = sd(env)
+    assert s["phase"] == "turn" and s["current_seat"] == 2 and sizes(env) == [2, 11, 7]
+    assert Counter(s["hands"][1]) >= Counter(f"green {i}" for i in range(1, 5))
+
+
+def test_official_preset_is_the_retail_rules():
+    cfg = RuleConfig.make("classic", "official")
+    assert cfg.wd4_legality == "colour" and cfg.wd4_challenge is True
+    assert cfg.replace(wd4_legality="any_playable", wd4_challenge=False) == RuleConfig.make("classic")
+    # a bluff is offered: yellow 5 fits by number but no red (current colour) card is held
+    env = cs("official", hands=[["wild draw four", "yellow 5", "red 1"], N7, M7], top="red 5")
+    assert "play wild draw four" in legal(env)
+
+
+def test_wd4_challenge_shows_the_hand_official():
+    # RULES (preset official): "Either way the challenged player shows the hand to the challenger (and to nobody
+    # else)"; the same rule as seed 000's Wild Draw 2
+    env = _wd4(hand0=("wild draw four", "red 1", "blue 2"))  # a bluff
+    act(env, "play wild draw four", "choose colour blue")
+    others = {a: env.unwrapped.observe(a)["observation"].copy() for a in ("player_0", "player_2")}
+    act(env, "challenge")
+    names = env.unwrapped.game.kinds.names
+    shown = obs_block(env, "player_1", "shown_hand")
+    assert {names[i]: int(c) for i, c in enumerate(shown) if c} == {"red 1": 1, "blue 2": 1}
+    assert list(obs_block(env, "player_1", "shown_from")) == [0, 0, 1]
+    for a in others:
+        assert not obs_block(env, a, "shown_hand").any() and not obs_block(env, a, "shown_from").any()
+
+
+def test_default_classic_observation_keeps_its_shape():
+    # no challenge by default (seed 004): no shown-hand block, so classic policies trained before stay loadable
+    names = [name for _, _, name, _ in make_env("classic").unwrapped.observation_layout]
+    assert "shown_hand" not in names and make_env("classic").unwrapped.game.obs_dim == 240
 
 
 # ---------------------------------------------------------------------------------------------- UNO call
@@ -606,7 +696,7 @@ def test_stacking_does_not_mix_draw_two_and_four():
 
 
 def test_stacking_wd4_challenge_guilty_offender_draws_stack():
-    env = cs({"stacking": True},
+    env = cs({"stacking": True, **OFFICIAL},
                    hands=[["wild draw four", "blue 1", "blue 2"], ["wild draw four", "red 1", "red 2"], N7],
                    top="red 5", current_colour="green", draw=[f"blue {i}" for i in range(5, 10)] * 2)
     act(env, "play wild draw four", "choose colour red")  # seat 0: no green card, legal
@@ -618,7 +708,7 @@ def test_stacking_wd4_challenge_guilty_offender_draws_stack():
 
 
 def test_stacking_wd4_challenge_innocent_challenger_draws_stack_plus_two():
-    env = cs({"stacking": True},
+    env = cs({"stacking": True, **OFFICIAL},
                    hands=[["wild draw four", "blue 1", "blue 2"], ["wild draw four", "green 1", "green 2"], N7],
                    top="red 5", current_colour="green", draw=[f"blue {i}" for i in range(5, 10)] * 2)
     act(env, "play wild draw four", "choose colour red")
@@ -635,7 +725,7 @@ def test_stacking_same_is_the_old_true():
 
 
 def test_stacking_any_wild_draw_four_answers_a_draw_two():
-    env = cs({"stacking": "any"}, hands=[["red draw two", "blue 1", "blue 2"], ["wild draw four", "green 1",
+    env = cs({"stacking": "any", **OFFICIAL}, hands=[["red draw two", "blue 1", "blue 2"], ["wild draw four", "green 1",
                                                                                     "green 2"], N7],
              top="red 5", draw=[f"yellow {i}" for i in range(1, 7)])
     act(env, "play red draw two")
@@ -650,8 +740,8 @@ def test_stacking_any_wild_draw_four_answers_a_draw_two():
 
 
 def test_stacking_any_draw_two_answers_a_wild_draw_four_and_ends_its_challenge():
-    env = cs({"stacking": "any"}, hands=[["wild draw four", "blue 1", "blue 2"], ["blue draw two", "green 1",
-                                                                                      "green 2"], N7],
+    env = cs({"stacking": "any", **OFFICIAL},
+             hands=[["wild draw four", "blue 1", "blue 2"], ["blue draw two", "green 1", "green 2"], N7],
              top="red 5", current_colour="green", draw=[f"yellow {i}" for i in range(1, 7)])
     act(env, "play wild draw four", "choose colour red")
     assert legal(env) == {"accept", "challenge", "play blue draw two"}
@@ -762,11 +852,61 @@ def test_jump_in_declined_turn_goes_on():
     assert sd(env)["phase"] == "turn" and sd(env)["current_seat"] == 1
 
 
-def test_jump_in_only_number_cards():
-    env = cs({"jump_in": True}, hands=[["red skip", "blue 1", "blue 2"], ["red skip", "green 2"], N7],
-                   top="red 3")
+# jump_in: "a card identical in colour and symbol to the top card, number or coloured action, may be played out of
+# turn; its effect applies from the jumper; play continues from the jumper" (project house rule)
+J4 = [["blue 1", "blue 2", "blue 3"], ["green 1", "green 2", "green 3"], ["yellow 1", "yellow 2", "yellow 3"],
+      ["blue 4", "blue 6", "blue 7"]]
+
+
+def _jump_env(card, jumper=2, n=4):
+    hands_ = [list(h) for h in J4[:n]]
+    hands_[0] = [card] + hands_[0]
+    hands_[jumper] = [card] + hands_[jumper]
+    return cs({"jump_in": True}, hands=hands_, top="red 3", draw=[f"green {i}" for i in range(4, 10)])
+
+
+def test_jump_in_skip_nobody_jumps_skip_applies():
+    env = _jump_env("red skip")
     act(env, "play red skip")
-    assert sd(env)["phase"] == "turn" and sd(env)["current_seat"] == 2
+    assert sd(env)["phase"] == "jump-in" and sd(env)["current_seat"] == 1
+    act(env, "pass", "pass", "pass")
+    assert sd(env)["phase"] == "turn" and sd(env)["current_seat"] == 2  # seat 1 skipped
+
+
+def test_jump_in_skip_applies_from_the_jumper():
+    env = _jump_env("red skip", jumper=2)
+    act(env, "play red skip", "pass")
+    assert legal(env) == {"play red skip", "pass"}
+    act(env, "play red skip", "pass", "pass", "pass")
+    # seat 0's Skip (of seat 1) never happened; seat 2's Skip skips seat 3: seat 0 plays next
+    assert sd(env)["phase"] == "turn" and sd(env)["current_seat"] == 0 and sizes(env) == [3, 3, 3, 3]
+
+
+def test_jump_in_draw_two_applies_from_the_jumper():
+    env = _jump_env("red draw two", jumper=2)
+    act(env, "play red draw two", "pass", "play red draw two", "pass", "pass", "pass")
+    # seat 1 escapes seat 0's Draw Two; seat 3, after the jumper, draws 2 and loses the turn
+    assert sizes(env) == [3, 3, 3, 5] and sd(env)["current_seat"] == 0 and sd(env)["pending_draw"] == 0
+
+
+def test_jump_in_reverse_applies_from_the_jumper():
+    env = _jump_env("red reverse", jumper=2)
+    act(env, "play red reverse")
+    assert sd(env)["direction"] == -1 and sd(env)["current_seat"] == 3  # the window asks in the new direction
+    act(env, "pass", "play red reverse")  # seat 2 jumps in
+    s = sd(env)
+    # seat 0's Reverse is undone, seat 2's Reverse turns play from seat 2: counter-clockwise, seat 1 next
+    assert s["direction"] == -1
+    act(env, "pass", "pass", "pass")
+    assert sd(env)["phase"] == "turn" and sd(env)["current_seat"] == 1
+
+
+def test_jump_in_reverse_two_players_acts_as_skip_from_the_jumper():
+    env = _jump_env("red reverse", jumper=1, n=2)
+    act(env, "play red reverse")
+    assert sd(env)["current_seat"] == 1 and legal(env) == {"play red reverse", "pass"}
+    act(env, "play red reverse", "pass")
+    assert sd(env)["phase"] == "turn" and sd(env)["current_seat"] == 1  # seat 0 skipped: seat 1 again
 
 
 def test_jump_in_not_after_keeping_a_drawn_card():
@@ -786,7 +926,7 @@ def test_jump_in_off_by_default():
 def test_rlcard_preset():
     cfg = RuleConfig.make("classic", "rlcard")
     assert cfg.num_players == 2 and cfg.uno_call == "auto" and not cfg.wd4_challenge
-    assert cfg.wd4_legality == "any_playable" and not cfg.voluntary_draw and cfg.force_play
+    assert cfg.wd4_legality == "any_playable" and not cfg.voluntary_draw and cfg.drawn_card == "rlcard"
     assert cfg.episode == "round" and cfg.reward == "win_loss"
     # WD4 only with no other legal move; no draw while something is playable; no UNO actions
     env = cs("rlcard", hands=[["wild draw four", "yellow 5", "blue 2"], N7], top="red 5")
@@ -797,8 +937,8 @@ def test_rlcard_preset():
     assert sizes(env) == [2, 11] and sd(env)["current_seat"] == 0
     env = cs("rlcard", hands=[["green 1", "blue 2"], N7], top="red 5", draw=["red 1"])
     assert legal(env) == {"draw"}
-    act(env, "draw")
-    assert legal(env) == {"play red 1"}
+    act(env, "draw")  # RLCard plays a drawn card of the current colour at once (tests/test_rules_rlcard.py)
+    assert sd(env)["top"] == "red 1" and sd(env)["current_seat"] == 1
 
 
 def test_rlcard_preset_by_name_and_yaml():

@@ -12,7 +12,7 @@ import uno_env
 from uno_env.core.cards import COL_SYMBOL
 from uno_env.core.layout import StateView
 
-from conftest import E, act, aid, dice_scenario, legal, make_env, obs_block, sd, sizes
+from conftest import E, act, aid, dice_scenario, die_plays, legal, make_env, obs_block, sd, sizes
 
 DS = dice_scenario
 
@@ -90,11 +90,44 @@ def test_play_die_moves_it_to_centre_and_old_centre_to_bag():
     assert len(s["bag"]) == len(s0["bag"]) + 1
 
 
-def test_same_face_plays_lowest_die_id():
+# seed 001: "puolestaan pelaaja valitsee kuolee hänen ”käsi”" (in turn the player chooses a die from the hand)
+@pytest.mark.parametrize("pick", [0, 1])
+def test_player_chooses_which_of_two_same_face_dice(pick):
     env = DS(hands=[["red 1", "red 1", "green 2"], ["blue 1", "green 5"]], centre="red 3")
+    g = env.unwrapped.game
     ids = sorted(i for i in _dice_of(env, 0) if sd(env)["dice"][i]["shows"] == "red 1")
-    act(env, "play red 1")
-    assert sd(env)["centre_die"] == ids[0] and sd(env)["dice"][ids[1]]["location"] == 0
+    assert not (g.dice[ids[0]] == g.dice[ids[1]]).all()  # the same face, yet different dice
+    assert {f"play die {i}" for i in ids} <= {env.unwrapped.action_names[a]
+                                              for a in np.flatnonzero(env.unwrapped.observe("player_0")["action_mask"])}
+    assert not any(n.startswith("play red") for n in env.unwrapped.action_names[:2 * g.num_kinds]
+                   if env.unwrapped.observe("player_0")["action_mask"][aid(env, n)])  # dice are played by die
+    act(env, f"play die {ids[pick]}")
+    s = sd(env)
+    assert s["centre_die"] == ids[pick] and s["dice"][ids[1 - pick]]["location"] == 0
+
+
+def test_chosen_die_changes_the_bag():
+    """The die not chosen stays in the hand; the one chosen later returns to the bag (seed 001: the centre die
+    "sijoitetaan takaisin pussiin", is put back into the bag), so the choice decides which faces the bag holds."""
+    bags = []
+    for pick in (0, 1):
+        env = DS(hands=[["red 1", "red 1", "green 2"], ["red 4", "green 5"]], centre="red 3")
+        ids = sorted(i for i in _dice_of(env, 0) if sd(env)["dice"][i]["shows"] == "red 1")
+        act(env, f"play die {ids[pick]}", "play red 4")
+        bags.append(set(sd(env)["bag"]))
+        assert ids[pick] in bags[-1] and ids[1 - pick] not in bags[-1]
+    assert bags[0] != bags[1]
+
+
+def test_die_actions_out_of_turn_or_not_held_are_illegal():
+    env = DS(hands=[["red 1", "green 2"], ["blue 1", "green 5"]], centre="red 3")
+    g = env.unwrapped.game
+    mask = env.unwrapped.observe("player_0")["action_mask"]
+    start = g.offsets["play_die"]
+    held = {i for i, d in enumerate(sd(env)["dice"]) if d["location"] == 0 and d["shows"] == "red 1"}
+    assert set(np.flatnonzero(mask[start:start + g.num_dice])) == held  # green 2 does not match; others not held
+    assert not mask[: 2 * g.num_kinds].any()
+    assert env.unwrapped.observe("player_1")["action_mask"].sum() == 0
 
 
 def test_reroll_then_play_or_draw():
@@ -114,7 +147,7 @@ def test_reroll_then_play_or_draw():
         if match:
             seen["play"] += 1
             k = sorted(match)[0]
-            act(env, f"play {k}")
+            env.step(die_plays(env)[f"play {k}"][0])  # rerolled faces may repeat: any die showing k
             assert sd(env)["top"] == k and sizes(env)[0] == 4
             if sd(env)["phase"] == "choose colour":
                 act(env, "choose colour blue")
@@ -245,16 +278,59 @@ def test_wd4_offered_only_when_legal():
     assert len(s["bag"]) == bag + 1 - 4
 
 
-def test_wd4_bluff_challenged_guilty():
+# seed 001: "Jos pyydetty tämän kuolee laittomasti, Rule Breaker on otettava takaisin kuolee piirtää ja rulla
+# neljä noppaa lisätään hänen nykyinen ”käsi”" (challenged when played illegally, the rule breaker must take the
+# die back, and draw and roll four dice into the hand)
+def test_wd4_bluff_challenged_guilty_takes_the_die_back():
     env = DS({"dice_wd4_bluff": True}, hands=[["wild draw four", "red 1", "blue 2"], ["blue 1", "green 5"],
                                               ["yellow 2"]], centre="red 3")
+    s0 = sd(env)
+    centre, bag0 = s0["centre_die"], len(s0["bag"])
+    wd4 = [i for i in _dice_of(env, 0) if s0["dice"][i]["shows"] == "wild draw four"][0]
     assert "play wild draw four" in legal(env)
     act(env, "play wild draw four", "choose colour blue")
     assert sd(env)["phase"] == "pending draw" and legal(env) == {"accept", "challenge"}
+    assert sd(env)["dice"][centre]["location"] == "bag"
     act(env, "challenge")
     s = sd(env)
-    assert sizes(env) == [6, 2, 1] and s["current_seat"] == 1 and s["phase"] == "turn"
-    assert s["top"] == "wild draw four"  # the die stays in the centre; the offender draws 4 dice
+    assert sizes(env) == [7, 2, 1] and s["current_seat"] == 1 and s["phase"] == "turn"
+    assert s["dice"][wd4]["location"] == 0 and s["dice"][wd4]["shows"] == "wild draw four"  # taken back
+    assert s["centre_die"] == centre and s["top"] == "red 3" and s["current_colour"] == "red"  # centre restored
+    assert s["dice"][centre]["face"] == s0["dice"][centre]["face"]
+    assert len(s["bag"]) == bag0 - 4  # the four dice drawn and rolled
+    assert env.unwrapped.game.check_invariants(env.unwrapped.game_state.row) == ""
+    assert legal(env) == {"reroll"}  # the challenger's normal turn, on red 3 again (blue would have matched)
+
+
+def test_wd4_take_back_restores_a_wild_centre_and_its_named_colour():
+    env = DS({"dice_wd4_bluff": True}, hands=[["wild", "wild draw four", "green 2", "blue 2"],
+                                              ["wild", "blue 1", "green 5"]], centre="red 3")
+    act(env, "play wild", "choose colour green", "play wild", "choose colour blue")
+    act(env, "play wild draw four", "choose colour yellow")  # a bluff: blue 2 matches the named blue
+    assert sd(env)["top"] == "wild draw four" and sd(env)["current_colour"] == "yellow"
+    act(env, "challenge")
+    s = sd(env)
+    assert s["top"] == "wild" and s["current_colour"] == "blue" and "wild draw four" in s["hands"][0]
+    assert sizes(env) == [2 + 1 + 4, 2]
+
+
+def test_wd4_take_back_when_the_old_centre_was_drawn_by_the_uno_penalty():
+    """Caught without calling UNO after the bluff, the rule breaker may draw the old centre die from the bag; the
+    take-back still restores it to the centre (out of that hand), so every die stays in exactly one place."""
+    for seed in range(300):
+        env = DS({"dice_wd4_bluff": True, "uno_catch_probability": 1.0},
+                 hands=[["wild draw four", "red 1"], ["blue 1", "green 5"]], centre="red 3", seed=seed)
+        centre = sd(env)["centre_die"]
+        act(env, "play wild draw four", "choose colour blue")
+        if sd(env)["dice"][centre]["location"] != 0:
+            continue
+        assert sizes(env)[0] == 3
+        act(env, "challenge")
+        s = sd(env)
+        assert s["centre_die"] == centre and s["top"] == "red 3" and sizes(env)[0] == 3 + 1 - 1 + 4
+        assert env.unwrapped.game.check_invariants(env.unwrapped.game_state.row) == ""
+        return
+    pytest.fail("no seed drew the old centre die in the UNO penalty")
 
 
 def test_wd4_bluff_challenged_innocent():

@@ -92,7 +92,9 @@ def test_turn_play_or_draw():
     env = ps(hands=[["red 2", "blue 5", "green 9"], F1], top="red 5", draw=["blue 1"])
     assert legal(env) == {"play red 2", "play blue 5", "draw"}
     act(env, "draw")
-    assert sizes(env) == [4, 5] and sd(env)["current_seat"] == 1
+    assert sizes(env) == [4, 5] and legal(env) == {"keep drawn card"}  # blue 1 cannot be played
+    act(env, "keep drawn card")
+    assert sd(env)["current_seat"] == 1
 
 
 def test_drawn_card_play_or_keep():
@@ -233,6 +235,45 @@ def test_wd2_guilty_challenge(other):
     act(env, "play wild draw two", "choose colour blue", "challenge")
     assert sizes(env) == [4, 5, 5] and sd(env)["current_seat"] == 1 and sd(env)["phase"] == "turn"
     assert hands(env)[0]["blue 1"] == 1 and hands(env)[0]["blue 2"] == 1
+
+
+# seed 000 (and 003): "Haastetun pelaajan on näytettävä haastajalle korttinsa" (the challenged player shows the
+# cards to the challenger): the challenger's observation carries the hand as it was when challenged
+def _shown(env, agent):
+    return obs_block(env, agent, "shown_hand"), obs_block(env, agent, "shown_from")
+
+
+@pytest.mark.parametrize("guilty", [False, True])
+def test_wd2_challenge_shows_the_hand_to_the_challenger_only(guilty):
+    hand0 = ["wild draw two", "red 1" if guilty else "blue 6", "green 9"]
+    env = _wd2(hand0)
+    act(env, "play wild draw two", "choose colour blue")
+    before = {a: env.unwrapped.observe(a)["observation"].copy() for a in ("player_0", "player_2")}
+    assert not _shown(env, "player_1")[0].any()
+    act(env, "challenge")
+    shown, seat = _shown(env, "player_1")
+    expect = Counter(hand0[1:])  # the hand when challenged: before the guilty player draws its penalty
+    assert {KIND_NAMES[i]: int(c) for i, c in enumerate(shown) if c} == dict(expect)
+    assert list(seat) == [0, 0, 1]  # viewer first: seat 0 is two places after seat 1 in a 3-seat game
+    for a in ("player_0", "player_2"):  # nobody else sees it
+        assert not _shown(env, a)[0].any() and not _shown(env, a)[1].any()
+    assert sd(env)["shown"] == {"from": 0, "to": 1, "hand": sorted(hand0[1:], key=KIND_NAMES.index)}
+    # kept until the challenger's next decision is taken: guilty -> seat 1 acts now; innocent -> after seat 2
+    if not guilty:
+        assert sd(env)["current_seat"] == 2
+        while sd(env)["current_seat"] != 1:  # seats 2 and 0 draw and keep
+            act(env, "draw", "keep drawn card")
+            assert _shown(env, "player_1")[0].any()
+    assert sd(env)["current_seat"] == 1 and _shown(env, "player_1")[0].any()
+    act(env, "draw")
+    assert not _shown(env, "player_1")[0].any() and sd(env)["shown"] is None
+    del before
+
+
+def test_shown_hand_block_only_where_a_challenge_exists():
+    with_challenge = {name for _, _, name, _ in make_env("pocket").unwrapped.observation_layout}
+    without = {name for _, _, name, _ in make_env("pocket", {"wd4_challenge": False}).unwrapped.observation_layout}
+    assert {"shown_hand", "shown_from"} <= with_challenge and not {"shown_hand", "shown_from"} & without
 
 
 def test_wd2_bluff_not_challenged():

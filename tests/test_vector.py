@@ -21,7 +21,7 @@ from uno_env.core import engine as E
 from uno_env.core.layout import BatchView, StateView
 
 M64 = (1 << 64) - 1
-_W = np.random.default_rng(2024).integers(1, 2**63, size=(4, 512), dtype=np.uint64) | np.uint64(1)
+_W = np.random.default_rng(2024).integers(1, 2**63, size=(4, 1024), dtype=np.uint64) | np.uint64(1)
 _P = np.uint64(0x100000001B3)
 
 CONFIGS = {

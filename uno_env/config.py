@@ -157,11 +157,31 @@ OPTIONS: dict[str, OptionSpec] = {
              "project (truncation)",
              "Decisions per episode before the episode is truncated.",
              slot="max_turns"),
-        _opt("first_wild", "choice", ("reshuffle", "choose_colour"), {"classic": "reshuffle"},
-             "seed 004; older official sheet",
-             "A wild flipped as the first card: reshuffle and flip again, or the first player "
-             "names the colour.",
-             slot="first_wild_choose"),
+        _opt("first_wild", "choice", ("redeal", "reshuffle", "choose_colour", "random_colour"), {"classic": "redeal"},
+             "seed 004 (redeal); project (reshuffle); older official sheet (choose_colour); RLCard (random_colour)",
+             "A Wild or Wild Draw Four flipped as the first card. redeal: every card back, shuffle, the same "
+             "dealer deals again (seed 004: \"sekoita kortit uudelleen ja aloita alusta\"); reshuffle: the "
+             "card goes back into the draw pile, which is reshuffled and flipped again (hands kept); "
+             "choose_colour: a Wild stays and the first player names the colour (a Wild Draw Four is "
+             "reshuffled); random_colour (RLCard): a Wild takes a random colour and the first player plays (a "
+             "Wild Draw Four is reshuffled).",
+             slot="first_wild"),
+        _opt("first_draw_two", "choice", ("skip", "play"), {"classic": "skip"},
+             "seed 004; play = RLCard",
+             "A Draw Two flipped as the first card: the first player draws 2 and is skipped (skip), or draws 2 "
+             "and then plays (play).",
+             slot="first_draw_two_play"),
+        _opt("first_reverse", "choice", ("dealer_right", "dealer"), {"classic": "dealer_right"},
+             "project rules; dealer = RLCard",
+             "A Reverse flipped as the first card flips the direction; the first to play is the dealer's right "
+             "(dealer_right) or the dealer (dealer; RLCard's last seat). With 2 players and "
+             "reverse_two_players: skip both mean the dealer.",
+             slot="first_reverse_dealer"),
+        _opt("reverse_two_players", "choice", ("skip", "reverse"), {"classic": "skip"},
+             "seed 004; reverse = RLCard",
+             "A Reverse with 2 players: acts as Skip (skip), or only flips the direction so the other player "
+             "plays next (reverse).",
+             slot="reverse_no_skip"),
         _opt("draw_until_playable", "bool", (), _every(False, _CP),
              "seed 004 variant",
              "Drawing continues until a playable card is drawn (instead of one card).",
@@ -172,15 +192,17 @@ OPTIONS: dict[str, OptionSpec] = {
              "is playable.",
              slot="voluntary_draw"),
         _opt("wd4_legality", "choice", ("colour", "any_playable"),
-             {"classic": "colour", "pocket": "any_playable"},
-             "seed 004 (classic), seed 000 (pocket)",
+             {"classic": "any_playable", "pocket": "any_playable"},
+             "seed 004 (classic: \"vain, kun mikään muu kädessä oleva kortti ei sovi\"), seed 000 (pocket); "
+             "colour: retail rules (preset official)",
              "When Wild Draw Four (pocket: Wild Draw 2) is legal: colour = no card of the current "
              "colour in hand; any_playable = no other playable card.",
              slot="wd_legal_any_playable"),
-        _opt("wd4_challenge", "bool", (), _every(True, _CP),
-             "seeds 004, 000",
-             "An illegal Wild Draw Four / Wild Draw 2 may be played as a bluff and challenged; "
-             "false: offered only when legal, no challenge step.",
+        _opt("wd4_challenge", "bool", (), {"classic": False, "pocket": True},
+             "seed 000 (pocket: the challenge); seed 004 has none (classic false); retail rules: preset official",
+             "An illegal Wild Draw Four / Wild Draw 2 may be played as a bluff and challenged (the challenged "
+             "hand is then shown to the challenger, observation block shown_hand); false: offered only when "
+             "legal, no challenge step.",
              slot="challenge"),
         _opt("stacking", "choice", ("off", "same", "any"), _every("off", _CP),
              "house rule",
@@ -201,6 +223,14 @@ OPTIONS: dict[str, OptionSpec] = {
              "house rule",
              "A playable drawn card must be played (no keep option).",
              slot="force_play"),
+        _opt("drawn_card", "choice", ("decide", "rlcard"), {"classic": "decide"},
+             "seed 004; rlcard = RLCard",
+             "decide: the player plays or keeps a playable drawn card (force_play: plays it). rlcard: no "
+             "decision: a drawn card of the current colour is played at once with its effect, a drawn wild "
+             "(Wild Draw Four too, without its penalty) is played at once naming a random colour, any other "
+             "drawn card is kept, even one that matches by number or symbol. Needs force_play and "
+             "draw_until_playable false.",
+             slot="drawn_rlcard"),
         _opt("extra_wild", "bool", (), {"pocket": False},
              "seed 000 (the unnamed 52nd card)",
              "Adds a second plain Wild: 52 cards instead of 51."),
@@ -373,26 +403,47 @@ def _load_dice_set(game: str, path: str) -> DiceSet:
         raise ValueError(f"rule option 'dice_set' (game {game!r}): {e}") from None
 
 
+#: RLCard 1.2.0's UNO (rlcard/games/uno), for comparison with published results.  Every classic option is
+#: spelled out here, none taken from the defaults, so a change of a default never changes this game (a test
+#: checks that every classic option is listed).  What RLCard does that this preset does not copy (its bugs) is
+#: listed in the README.
+RLCARD_PRESET: dict[str, Any] = {
+    "num_players": 2,
+    "episode": "round",  # one game, no match
+    "reward": "win_loss",  # +1 / -1
+    "target_score": 500,  # unused with a single round
+    "uno_call": "auto",  # RLCard has no UNO call
+    "uno_catch_probability": 1.0,  # unused with automatic calls
+    "max_turns": 5000,  # RLCard has no limit; this project truncates
+    "first_wild": "random_colour",  # flip_top_card: a Wild gets a random colour; a Wild Draw Four goes back
+    "first_draw_two": "play",  # perform_top_card: player 0 draws 2 and still plays
+    "first_reverse": "dealer",  # perform_top_card: the direction flips and the last seat plays first
+    "reverse_two_players": "reverse",  # _preform_non_number_action: a Reverse never skips
+    "draw_until_playable": False,
+    "voluntary_draw": False,  # get_legal_actions: "draw" only when nothing else is legal
+    "wd4_legality": "any_playable",  # get_legal_actions: Wild Draw Four only when nothing else is legal
+    "wd4_challenge": False,
+    "stacking": "off",
+    "seven_zero": False,
+    "jump_in": False,
+    "force_play": False,  # no decision after a draw at all: drawn_card decides
+    "drawn_card": "rlcard",  # _perform_draw_action
+}
+
 #: Named rule sets: game -> preset name -> the full option mapping of that preset.
-#: Every game has "standard" (the defaults); classic also has "rlcard".
+#: Every game has "standard" (the defaults); classic also has "official" (retail rules) and "rlcard".
 PRESETS: dict[str, dict[str, dict[str, Any]]] = (
     {
         "classic": {
             "standard": _defaults("classic"),
-            # RLCard's UNO: 2 players, no UNO call, no challenge, Wild Draw Four only with no
-            # other legal move, drawing only when nothing is playable, a drawn playable card
-            # is played, single round, +1/-1 reward.
-            "rlcard": {
+            # today's retail rules, not in the seeds: Wild Draw Four legal with no card of the current
+            # colour, bluffing allowed, the next player may challenge (and then sees the hand)
+            "official": {
                 **_defaults("classic"),
-                "num_players": 2,
-                "uno_call": "auto",
-                "wd4_challenge": False,
-                "wd4_legality": "any_playable",
-                "voluntary_draw": False,
-                "force_play": True,
-                "episode": "round",
-                "reward": "win_loss",
+                "wd4_legality": "colour",
+                "wd4_challenge": True,
             },
+            "rlcard": dict(RLCARD_PRESET),
         },
         "pocket": {"standard": _defaults("pocket")},
         "dice": {"standard": _defaults("dice")},
@@ -440,6 +491,14 @@ class _RuleConfigBase:
             checked = _check_value(spec, game, value)
             if checked is not value:
                 object.__setattr__(self, name, checked)
+        if game == "classic" and self.drawn_card == "rlcard":
+            for name in ("force_play", "draw_until_playable"):
+                if getattr(self, name):
+                    raise ValueError(
+                        f"rule option {name!r} must be false with drawn_card='rlcard' (game 'classic'): that rule "
+                        f"decides the drawn card itself (one card, played or kept without a decision); got "
+                        f"{name}=true"
+                    )
         if game == "dice":
             dice = _load_dice_set(game, self.dice_set)
             need = 5 * self.num_players + 1

@@ -77,10 +77,12 @@ def precompile(verbose: bool = False) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env precompile``."""
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
 
 
 def run(args: argparse.Namespace) -> int:
+    """``uno-env precompile``: compile every kernel into numba's cache; exit code 0."""
     seconds = precompile(verbose=not args.quiet)
     if not args.quiet:
         print(f"uno-env precompile: every kernel is in numba's cache ({seconds:.1f} s)")

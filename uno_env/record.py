@@ -34,7 +34,7 @@ __all__ = ["FORMAT", "VERSION", "RecordError", "GameRecord", "ReplayStep", "save
            "record_result", "save_arena_games"]
 
 FORMAT = "uno-env-record"
-VERSION = 1
+VERSION = 2  # 2: UNO Dice plays by die (play_die actions); card games are the same as in 1
 #: records larger than this are refused unread (a 10,000-step game takes about 60 kB)
 MAX_RECORD_BYTES = 16 * 2**20
 _GAMES = ("classic", "pocket", "dice")
@@ -142,9 +142,12 @@ class GameRecord:
         if d.get("format") != FORMAT:
             raise RecordError(f"record field 'format': expected {FORMAT!r}, got {_short(d.get('format'))}; "
                               "this is not an uno-env game record")
-        if d.get("version") != VERSION or not _is_int(d.get("version")):
-            raise RecordError(f"record field 'version': this uno-env reads version {VERSION}, got "
-                              f"{_short(d.get('version'))}")
+        if d.get("version") == 1 and d.get("game") == "dice":
+            raise RecordError("record field 'version': version-1 UNO Dice records play dice by face; this uno-env "
+                              "plays them by die (version 2), so their action ids mean other moves: record again")
+        if d.get("version") not in (1, VERSION) or not _is_int(d.get("version")):
+            raise RecordError(f"record field 'version': this uno-env reads version {VERSION} (card games: 1 too), "
+                              f"got {_short(d.get('version'))}")
         known = {"format", "version", "game", "num_players", "rules", "seed", "agents", "actions", "result"}
         missing = sorted(known - {"agents", "result"} - set(d))
         if missing:
@@ -235,9 +238,10 @@ def replay(rec: GameRecord, render_mode: str | None = None) -> Iterator[ReplaySt
             legal = ", ".join(names[a] for a in np.flatnonzero(mask)[:12])
             what = f"{action} ({names[action]!r})" if 0 <= action < len(names) else f"{action} (out of range)"
             raise RecordError(f"step {i}: action {what} is not legal for {agent}; legal now: {legal}")
+        name = env.unwrapped.game.describe_action(int(action), env.unwrapped.game_state.row)
         env.step(int(action))
         totals += [env.rewards[a] for a in env.possible_agents]
-        yield ReplayStep(i + 1, env, agent, int(action), names[action])
+        yield ReplayStep(i + 1, env, agent, int(action), name)
     if rec.result is not None:
         got = record_result(env, totals, len(rec.actions))
         want = rec.result

@@ -24,6 +24,7 @@ def state_layout(game) -> list[tuple[int, int, str, str]]:
             (nd, "bag", "1 where that die is in the bag"),
             (nd, "centre_die", "1 for the die in the centre"),
             (nd * n, "die_seat", "1 where die i is in seat s's hand (row-major: die, then seat)"),
+            (nd * 6, "die_face", "one-hot face index 0..5 each die shows (row-major: die, then face)"),
         ]
     else:
         rows += [
@@ -38,7 +39,7 @@ def state_layout(game) -> list[tuple[int, int, str, str]]:
         (n, "current_seat", "one-hot seat to act (all 0 once the game is over)"),
         (n, "called_uno", "1 where that seat called UNO and still holds one card"),
         (1, "pending", "cards the pending draw card makes its victim draw"),
-        (k, "drawn", "one-hot kind the seat to act drew this turn and may still play"),
+        (k, "drawn", "one-hot kind the seat to act drew this turn (drawn phase)"),
         (n, "scores", "match scores / target score"),
     ]
     out, offset = [], 0
@@ -53,8 +54,8 @@ class StateEncoder:
 
     Most blocks come from the compiled observer, called once per seat (a seat's own hand is in its own
     observation, the public fields are in everyone's, and seat 0's view lists seats in absolute order); the draw
-    pile is what the deck holds beyond the hands and the discard pile.  Only UNO Dice's die identities need
-    ``state_dict``.  About 20x cheaper than encoding a ``state_dict``, which matters for a critic called every step.
+    pile is what the deck holds beyond the hands and the discard pile.  About 20x cheaper than encoding a
+    ``state_dict``, which matters for a critic called every step.
     """
 
     def __init__(self, game):
@@ -88,11 +89,10 @@ class StateEncoder:
         if g.name == "dice":
             v[at["bag"]] = first[obs_at["bag"]]
             n = g.num_players
-            for i, die in enumerate(g.state_dict(st)["dice"]):
-                if die["location"] == "centre":
-                    v[at["centre_die"].start + i] = 1
-                elif die["location"] != "bag":
-                    v[at["die_seat"].start + i * n + int(die["location"])] = 1
+            place = first[obs_at["die_place"]].reshape(-1, n + 2)  # seat 0's view: seats, bag, centre
+            v[at["centre_die"]] = place[:, n + 1]
+            v[at["die_seat"]] = place[:, :n].ravel()
+            v[at["die_face"]] = first[obs_at["die_face"]]
         else:
             discard = first[obs_at["discarded"]]
             v[at["discard_pile"]] = discard

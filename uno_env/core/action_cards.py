@@ -1,7 +1,8 @@
 """Action cards: Skip, Reverse, Draw Two / Draw One, and the draw penalty of the wild draw cards.
 
 Rules (seeds 004, 000, 001): Skip - the next player loses the turn.  Reverse - the direction flips; with two
-players it acts as Skip.  Draw Two (classic, dice) / Draw One (pocket), Wild Draw Four, Wild Draw 2 - the next
+players it acts as Skip (``reverse_two_players: reverse``, RLCard: the other player plays next).  Draw Two
+(classic, dice) / Draw One (pocket), Wild Draw Four, Wild Draw 2 - the next
 player draws 2 / 1 / 4 / 2 and loses the turn (the penalty waits in ``pending`` so that the victim may challenge
 or, with ``stacking``, answer it).  The 7 and 0 of ``seven_zero`` and Dip Into Deck have their own modules.
 """
@@ -27,7 +28,8 @@ def apply_effect(st, cfg, spec, dice, rng, seat):
         matching.end_turn(st, cfg, spec, dice, rng, seat, True)
     elif sym == REVERSE:
         st[S_DIR] = -st[S_DIR]
-        matching.end_turn(st, cfg, spec, dice, rng, seat, cfg[C_NP] == 2)
+        # with two players it acts as Skip, unless reverse_two_players: reverse (RLCard)
+        matching.end_turn(st, cfg, spec, dice, rng, seat, cfg[C_NP] == 2 and cfg[C_REVERSE_NO_SKIP] == 0)
     elif amount > 0:
         st[S_PENDING] += amount
         st[S_PENDING_SYM] = sym

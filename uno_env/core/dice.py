@@ -104,3 +104,86 @@ def reroll(st, cfg, dice, rng, seat):
             st[O_DIE_FACE + die] = face
             st[U.hand_at(seat, dice[die, face])] += 1
     st[S_PHASE] = PH_REROLLED
+
+
+# ---------------------------------------------------------------------------------------------- choosing the die
+@njit(cache=True)
+def plays_by_die(st, cfg, dice, mask):
+    """Turn the per-kind plays the shared rules marked into per-die plays (seed 001: the player chooses a die
+    from the hand, and two dice showing the same face are different dice).  In the drawn phase only the die just
+    drawn may be played.  Returns the number of legal actions."""
+    k = cfg[C_K]
+    nd = cfg[C_NUM_DICE]
+    start = A_PLAY_DIE_K * k + A_PLAY_DIE_B
+    seat = st[S_CUR]
+    only = st[S_DRAWN_DIE] if st[S_PHASE] == PH_DRAWN else -1
+    for die in range(nd):
+        if st[O_DIE_LOC + die] != seat or (only >= 0 and die != only):
+            continue
+        kind = dice[die, st[O_DIE_FACE + die]]
+        if mask[kind] != 0:
+            mask[start + die] = 1
+        if mask[k + kind] != 0:
+            mask[start + nd + die] = 1
+    count = 0
+    for a in range(2 * k):
+        mask[a] = 0
+    for a in range(mask.shape[0]):
+        count += mask[a]
+    return count
+
+
+# ---------------------------------------------------------------------------------------------- Wild Draw Four
+@njit(cache=True)
+def note_wd4(st, cfg, die):
+    """A Wild Draw Four die is about to replace the centre die: remember what a guilty verdict restores."""
+    old = st[O_DISC]
+    st[S_WD_DIE] = die
+    st[S_WD_PREV_DIE] = old
+    st[S_WD_PREV_FACE] = st[O_DIE_FACE + old]
+    st[S_WD_PREV_COLOUR] = st[S_COLOUR]
+
+
+@njit(cache=True)
+def take_back(st, cfg, dice, seat):
+    """Seed 001, a challenged illegal Wild Draw Four: "the rule breaker must take the die back": the die returns
+    to ``seat``'s hand (showing the same face) and the centre die it replaced comes back as it was, with the
+    colour of that moment.  The replaced die is normally in the bag; if the rule breaker drew it meanwhile (caught
+    without calling UNO) it leaves that hand for the centre."""
+    die = st[S_WD_DIE]
+    prev = st[S_WD_PREV_DIE]
+    if die < 0 or prev < 0 or st[O_DIE_LOC + die] != LOC_CENTRE:
+        return
+    top = dice[die, st[O_DIE_FACE + die]]
+    st[O_DISC_COUNT + top] -= 1
+    st[O_DIE_LOC + die] = seat
+    U.add_to_hand(st, seat, top)
+    loc = st[O_DIE_LOC + prev]
+    if loc == LOC_BAG:
+        n = st[S_DRAW_N]
+        for j in range(n):
+            if st[O_DRAW + j] == prev:
+                st[O_DRAW + j] = st[O_DRAW + n - 1]
+                break
+        st[S_DRAW_N] = n - 1
+    elif loc >= 0:
+        U.remove_from_hand(st, loc, dice[prev, st[O_DIE_FACE + prev]])
+    face = st[S_WD_PREV_FACE]
+    kind = dice[prev, face]
+    st[O_DIE_LOC + prev] = LOC_CENTRE
+    st[O_DIE_FACE + prev] = face
+    st[O_DISC] = prev
+    st[S_TOP] = kind
+    st[O_DISC_COUNT + kind] += 1
+    st[S_COLOUR] = st[S_WD_PREV_COLOUR]
+    st[S_LAST_PLAYER] = -1
+    forget_wd4(st)
+
+
+@njit(cache=True, inline="always")
+def forget_wd4(st):
+    """The Wild Draw Four is settled (accepted, or challenged): nothing is left to restore."""
+    st[S_WD_DIE] = -1
+    st[S_WD_PREV_DIE] = -1
+    st[S_WD_PREV_FACE] = -1
+    st[S_WD_PREV_COLOUR] = -1

@@ -1,21 +1,24 @@
 """Drawing and reshuffles.
 
 Rules: a player may draw one card instead of playing (project rules; option ``voluntary_draw``, default true; false
-= only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only,
-or keep it (seed 004; house rule ``force_play``: it must be played).  Option ``draw_until_playable`` (seed 004
-variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by shuffling
-the discard pile except its top card (project rules, all games); if that is empty too the draw yields fewer cards.
-UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).
+= only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only, or
+keep it (seed 004; house rule ``force_play``: it must be played).  The drawn phase follows every draw of a card
+game, offering only "keep" for a card that cannot be played (privacy: see ``draw``).  Option ``draw_until_playable``
+(seed 004 variant): drawing goes on, up to 10 cards, until one is playable.  An empty draw pile is refilled by
+shuffling the discard pile except its top card (project rules, all games); if that is empty too the draw yields
+fewer cards.  UNO Dice draws a die from the bag and rolls it (``dice.draw_die``).  Option ``drawn_card: rlcard`` plays
+RLCard's drawn card instead (``draw_rlcard``): no decision, and the card's fate is public (it is played or kept).
 """
 from __future__ import annotations
 
 from numba import njit
 
+from . import action_cards, matching, uno
 from . import common as U
 from . import dice as D
-from . import matching
 from ._cache import rule_sources, track_dependencies
 from .actions import *  # noqa: F403 - generated action section starts A_*
+from .cards import COL_COLOUR, NO_COLOUR
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())
@@ -71,26 +74,67 @@ def turn_extra_legal(st, cfg, mask, count):
 
 
 @njit(cache=True)
+def draw_rlcard(st, cfg, spec, dice, rng, seat):
+    """``drawn_card: rlcard``, RLCard 1.2.0's ``_perform_draw_action``: one card, no decision.  A card of the
+    current colour is played with its effect; a wild is played as a plain Wild (a Wild Draw Four gives no
+    penalty) naming a random colour; any other card is kept, even one matching by number or symbol."""
+    kind = draw_one(st, cfg, spec, dice, rng, seat)
+    colour = -1 if kind < 0 else spec[kind, COL_COLOUR]
+    if kind < 0 or (colour != NO_COLOUR and colour != st[S_COLOUR]):
+        matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+        return
+    uno.on_play(st, cfg, seat, True)  # no decision, so no missed UNO call either (with uno_call: explicit)
+    U.remove_from_hand(st, seat, kind)
+    U.put_on_top(st, cfg, dice, seat, kind, -1)
+    st[S_LAST_PLAYER] = seat
+    st[S_PLAYED] = 1
+    if colour == NO_COLOUR:
+        st[S_COLOUR] = U.below(rng, 4)
+        matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+    else:
+        action_cards.apply_effect(st, cfg, spec, dice, rng, seat)
+
+
+@njit(cache=True)
 def draw(st, cfg, spec, dice, rng, seat):
-    """Draw (up to 10 with ``draw_until_playable``); a playable card opens the drawn phase, else the turn ends."""
-    limit = 10 if cfg[C_DRAW_UNTIL_PLAYABLE] == 1 and cfg[C_GAME] != GAME_DICE else 1
+    """Draw (up to 10 with ``draw_until_playable``, stopping at a playable card), then the drawn phase.
+
+    Card games enter the drawn phase whether or not the card is playable (only "keep" is offered when it is
+    not): the other seats see the same phase and the same seat to act either way, so they never learn whether
+    the hidden card was playable.  Only an empty draw (public: both piles empty) ends the turn at once.  In
+    UNO Dice the drawn die is public, so a die that does not match ends the turn directly.
+    """
+    if cfg[C_DRAWN_RLCARD] == 1:
+        draw_rlcard(st, cfg, spec, dice, rng, seat)
+        return
+    cards = cfg[C_GAME] != GAME_DICE
+    limit = 10 if cfg[C_DRAW_UNTIL_PLAYABLE] == 1 and cards else 1
+    last = -1
     for _ in range(limit):
         kind = draw_one(st, cfg, spec, dice, rng, seat)
         if kind < 0:
             break
+        last = kind
         if matching.playable(st, cfg, spec, seat, kind):
             st[S_DRAWN] = kind
             st[S_PHASE] = PH_DRAWN
             return
+    if cards and last >= 0:
+        st[S_DRAWN] = last
+        st[S_PHASE] = PH_DRAWN
+        return
     matching.end_turn(st, cfg, spec, dice, rng, seat, False)
 
 
 @njit(cache=True)
-def drawn_legal(st, cfg, mask, uno_offered):
-    """The drawn phase: play the drawn card (with UNO when it leaves one card), or keep it (unless force_play)."""
+def drawn_legal(st, cfg, spec, mask, uno_offered):
+    """The drawn phase: play the drawn card when it is playable (with UNO when it leaves one card), or keep it
+    (unless force_play forces a playable card)."""
     k = cfg[C_K]
-    count = U.offer_play(mask, k, st[S_DRAWN], uno_offered)
-    if cfg[C_FORCE_PLAY] == 0:
+    count = 0
+    if matching.playable(st, cfg, spec, st[S_CUR], st[S_DRAWN]):
+        count = U.offer_play(mask, k, st[S_DRAWN], uno_offered)
+    if cfg[C_FORCE_PLAY] == 0 or count == 0:
         mask[A_KEEP_K * k + A_KEEP_B] = 1
         count += 1
     return count

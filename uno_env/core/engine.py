@@ -49,15 +49,26 @@ def legal_mask(st, cfg, spec, dice, mask):
         return 0
     phase = st[S_PHASE]
     uno_offered = uno.offered(st, cfg, st[S_CUR])
+    if cfg[C_GAME] == GAME_DICE:
+        # the shared rules mark the playable faces; a dice player then chooses the die (play_die)
+        if phase == PH_TURN or phase == PH_REROLLED:
+            D.turn_extra_legal(st, cfg, mask, matching.turn_legal(st, cfg, spec, mask, uno_offered))
+        elif phase == PH_DRAWN:
+            drawing.drawn_legal(st, cfg, spec, mask, uno_offered)
+        elif phase == PH_COLOUR:
+            return wilds.colour_legal(cfg, mask)
+        elif phase == PH_PENDING:
+            wilds.pending_legal(st, cfg, spec, mask, uno_offered)
+        else:
+            return 0
+        return D.plays_by_die(st, cfg, dice, mask)
     if phase == PH_TURN or phase == PH_REROLLED:
         count = matching.turn_legal(st, cfg, spec, mask, uno_offered)
-        if cfg[C_GAME] == GAME_DICE:
-            return D.turn_extra_legal(st, cfg, mask, count)
         return drawing.turn_extra_legal(st, cfg, mask, count)
     if phase == PH_COLOUR:
         return wilds.colour_legal(cfg, mask)
     if phase == PH_DRAWN:
-        return drawing.drawn_legal(st, cfg, mask, uno_offered)
+        return drawing.drawn_legal(st, cfg, spec, mask, uno_offered)
     if phase == PH_PENDING:
         return wilds.pending_legal(st, cfg, spec, mask, uno_offered)
     if phase == PH_GIVE:
@@ -75,12 +86,23 @@ def _apply(st, rng, cfg, spec, dice, action, rew):
     k = cfg[C_K]
     seat = st[S_CUR]
     st[S_TURNS] += 1
-    if action < A_COLOUR_K * k + A_COLOUR_B:
+    if st[S_SHOWN_TO] == seat:  # the shown hand was seen at this decision; it is not news any more
+        wilds.forget_shown(st)
+    if action >= A_PLAY_DIE_K * k + A_PLAY_DIE_B:
+        # UNO Dice: a play names the die (play_die, then play_die_uno)
+        nd = cfg[C_NUM_DICE]
+        die = action - (A_PLAY_DIE_K * k + A_PLAY_DIE_B)
+        call_uno = die >= nd
+        if call_uno:
+            die -= nd
+        kind = dice[die, st[O_DIE_FACE + die]]
+        matching.play(st, cfg, spec, dice, rng, seat, kind, call_uno, rew, die)
+    elif action < A_COLOUR_K * k + A_COLOUR_B:
         # a play: in a normal turn, of the drawn card, a stacked draw card or a jump-in
         if st[S_PHASE] == PH_JUMP:
-            house.jump(st, seat)
+            house.jump(st, spec, seat)
         kind = action if action < A_PLAY_UNO_K * k + A_PLAY_UNO_B else action - k
-        matching.play(st, cfg, spec, dice, rng, seat, kind, action >= k, rew)
+        matching.play(st, cfg, spec, dice, rng, seat, kind, action >= k, rew, -1)
     elif action < A_DRAW_K * k + A_DRAW_B:
         wilds.choose_colour(st, cfg, spec, dice, rng, seat, action - (A_COLOUR_K * k + A_COLOUR_B))
     elif action == A_DRAW_K * k + A_DRAW_B:

@@ -47,12 +47,14 @@ class Game:
         self.spec = np.ascontiguousarray(self.kinds.table)
         self.num_kinds = self.kinds.num_kinds
         self.num_items = int(self.spec[:, COL_COUNT].sum()) if self.name != "dice" else self.dice.shape[0]
-        self.offsets = actions.offsets(self.num_kinds)
+        self.num_dice: int = self.dice.shape[0] if self.name == "dice" else 0
+        self.offsets = actions.offsets(self.num_kinds, self.num_dice)
         self.num_actions: int = self.offsets["num_actions"]
-        self.action_names: list[str] = actions.action_names(self.kinds.names)
+        self.action_names: list[str] = actions.action_names(self.kinds.names, self.num_dice)
         self._action_ids = {name: i for i, name in enumerate(self.action_names)}
         self.cfg = self._cfg_array(rules)
-        rows, offs = observation_layout(self.name, self.num_players, self.kinds.names, self.dice.shape[0])
+        rows, offs = observation_layout(self.name, self.num_players, self.kinds.names, self.dice.shape[0],
+                                        shown_hand=self.name != "dice" and bool(rules.wd4_challenge))
         self.observation_layout: list[tuple[int, int, str, str]] = rows
         self.obs_offsets = offs
         self.obs_dim = int(offs[-1])
@@ -77,6 +79,15 @@ class Game:
         return cfg
 
     # -- metadata -----------------------------------------------------------------------------
+    def describe_action(self, action: int, st: np.ndarray) -> str:
+        """The action's name, and for a UNO Dice ``play die i`` the face die i shows in state row ``st`` (the state
+        it is played from): ``"play die 4 (red 1)"``."""
+        name = self.action_names[action]
+        if self.num_dice and action >= self.offsets["play_die"]:
+            die = (action - self.offsets["play_die"]) % self.num_dice
+            name += f" ({self.kinds.names[self.dice[die, st[E.O_DIE_FACE + die]]]})"
+        return name
+
     def action_id(self, name: str) -> int:
         """The id of the action named ``name``; ValueError for an unknown name."""
         try:
@@ -118,6 +129,10 @@ class Game:
             "round_points": int(st[E.S_ROUND_POINTS]),
             "match_winner": int(st[E.S_MATCH_WINNER]),
             "drawn": None if st[E.S_DRAWN] < 0 else self.kinds.names[st[E.S_DRAWN]],
+            "shown": None if st[E.S_SHOWN_TO] < 0 else {
+                "from": int(st[E.S_SHOWN_FROM]), "to": int(st[E.S_SHOWN_TO]),
+                "hand": self._kind_list(st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + k]),
+            },
         }
         if self.name == "dice":
             bag = [int(x) for x in st[E.O_DRAW: E.O_DRAW + st[E.S_DRAW_N]]]
@@ -147,7 +162,7 @@ class Game:
             "game", "hands", "draw_pile", "discard_pile", "current_colour", "direction", "current_seat", "phase",
             "scores", "called_uno", "pending_draw", "top", "dealer", "round", "turns", "done", "round_winner",
             "bag", "centre_die", "dice", "pending_symbol", "wd_guilty", "wd_player", "drawn", "uno_missed",
-            "round_points", "match_winner",
+            "round_points", "match_winner", "shown",
         }
         if unknown:
             raise ValueError(f"unknown state keys: {sorted(unknown)}")
@@ -219,6 +234,17 @@ class Game:
             st[E.S_PENDING_SYM] = d["pending_symbol"]
         if "drawn" in d:
             st[E.S_DRAWN] = -1 if d["drawn"] is None else self.kinds.index(d["drawn"])
+        if "shown" in d:
+            shown = d["shown"]
+            st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + E.MAX_KINDS] = 0
+            st[E.S_SHOWN_FROM] = st[E.S_SHOWN_TO] = -1
+            if shown is not None:
+                for seat_key in ("from", "to"):
+                    if not isinstance(shown.get(seat_key), int) or not 0 <= shown[seat_key] < n:
+                        raise ValueError(f"state key 'shown': {seat_key!r} must be a seat 0..{n - 1}")
+                st[E.S_SHOWN_FROM], st[E.S_SHOWN_TO] = shown["from"], shown["to"]
+                for name in shown.get("hand", []):
+                    st[E.O_SHOWN_HAND + self.kinds.index(name)] += 1
         if "scores" in d:
             st[E.O_SCORES: E.O_SCORES + n] = d["scores"]
         if "called_uno" in d:

@@ -6,8 +6,11 @@
   reverse).  A Wild Draw Four / Wild Draw 2 answer still obeys its legality (``wilds``).
 * ``seven_zero``: a 7 swaps hands with a chosen player; a 0 passes every hand on in the play direction.
 * ``jump_in``: after a play, every other seat in turn order is asked whether it plays a card identical to the
-  top card (a number or coloured action; not a 7 or 0 under ``seven_zero``) out of turn; play continues from
-  the jumper.
+  top card (any coloured card: a number, Skip, Reverse, Draw Two / Draw One; not a 7 or 0 under ``seven_zero``)
+  out of turn; play continues from the jumper.  The window opens before the card's effect has reached anyone,
+  so a jump-in takes the effect over: the jumped-on card's Skip never happens, its draw penalty is withdrawn
+  and its Reverse undone, and the jumper's identical card then takes its effect from the jumper's seat (a Skip
+  skips the seat after the jumper, a Draw Two hits it, a Reverse turns play back from the jumper).
 * ``force_play`` lives with the drawn card (``drawing``).
 """
 from __future__ import annotations
@@ -19,7 +22,7 @@ from . import common as U
 from . import matching, uno, wilds
 from ._cache import rule_sources, track_dependencies
 from .actions import *  # noqa: F403 - generated action section starts A_*
-from .cards import COL_SYMBOL
+from .cards import COL_COLOUR, COL_SYMBOL, NO_COLOUR, REVERSE, SKIP
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())
@@ -121,7 +124,7 @@ def open_jump_in(st, cfg, spec, seat):
     sym = spec[st[S_TOP], COL_SYMBOL]
     if (
         cfg[C_JUMP_IN] == 1
-        and sym < 10
+        and spec[st[S_TOP], COL_COLOUR] != NO_COLOUR
         and not (cfg[C_SEVEN_ZERO] == 1 and (sym == 7 or sym == 0))
         and st[S_PLAYED] == 1
     ):
@@ -146,8 +149,15 @@ def jump_legal(st, cfg, mask, uno_offered):
 
 
 @njit(cache=True)
-def jump(st, seat):
-    """A jump-in: play continues from the jumper (its play follows)."""
+def jump(st, spec, seat):
+    """A jump-in: the effect of the card jumped on is withdrawn (its penalty, its Reverse; a Skip had not
+    happened yet) and play continues from the jumper, whose identical card takes effect from its seat."""
+    sym = spec[st[S_TOP], COL_SYMBOL]
+    st[S_PENDING] -= U.draw_amount(sym)
+    if st[S_PENDING] == 0:
+        st[S_PENDING_SYM] = -1
+    if sym == REVERSE:
+        st[S_DIR] = -st[S_DIR]
     st[S_CUR] = seat
     st[S_JUMP_FROM] = -1
 
@@ -159,6 +169,9 @@ def pass_jump(st, cfg, spec, dice, rng, seat):
     origin = st[S_JUMP_FROM]
     if nxt == origin:
         st[S_JUMP_FROM] = -1
-        matching.advance(st, cfg, spec, dice, rng, origin, False)
+        # nobody jumped in: the card's own effect goes ahead (a Skip, or a Reverse with two players, skips)
+        sym = spec[st[S_TOP], COL_SYMBOL]
+        skip = sym == SKIP or (sym == REVERSE and cfg[C_NP] == 2)
+        matching.advance(st, cfg, spec, dice, rng, origin, skip)
     else:
         st[S_CUR] = nxt

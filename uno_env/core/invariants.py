@@ -28,7 +28,7 @@ BAD_REWARD = 10  # an episode's rewards do not sum to zero
 BAD_FIELD = 11  # a scalar field out of its range (top kind, colour, phase, direction)
 FAILURE_NAMES = ("ok", "negative count", "hand size", "conservation", "seat", "top card", "empty mask",
                  "pile size", "did not end", "core rejected a legal action", "rewards do not sum to 0",
-                 "a field out of range (top, colour, phase or direction)")
+                 "a field out of range (top, colour, phase, direction or a Wild Draw Four to take back)")
 
 
 @njit(cache=True)
@@ -91,6 +91,14 @@ def check_state(st, cfg, spec, dice):
                     return BAD_CONSERVATION
         if st[E.S_TOP] != dice[centre, st[E.O_DIE_FACE + centre]]:
             return BAD_TOP
+        # what a guilty Wild Draw Four's take-back restores: all set (the die in the centre) or all unset
+        wd, prev = st[E.S_WD_DIE], st[E.S_WD_PREV_DIE]
+        if wd < -1 or wd >= nd or prev < -1 or prev >= nd or st[E.S_WD_PREV_FACE] < -1 \
+                or st[E.S_WD_PREV_FACE] > 5 or st[E.S_WD_PREV_COLOUR] < -1 or st[E.S_WD_PREV_COLOUR] > 3:
+            return BAD_FIELD
+        if (wd < 0) != (prev < 0) or (wd < 0) != (st[E.S_WD_PREV_FACE] < 0) \
+                or (wd < 0) != (st[E.S_WD_PREV_COLOUR] < 0) or (wd >= 0 and (wd == prev or wd != centre)):
+            return BAD_FIELD
         return 0
     total = np.zeros(k, np.int64)
     disc = np.zeros(k, np.int64)
@@ -127,7 +135,7 @@ def soak(cfg, spec, dice, seeds, play_bias, out):
     shorter games and more round ends per second).  ``out[i]`` = (steps taken, failure code): a failing game stops
     at the step that broke an invariant.
     """
-    num_actions = A.A_NUM_ACTIONS_K * cfg[E.C_K] + A.A_NUM_ACTIONS_B
+    num_actions = A.A_NUM_ACTIONS_K * cfg[E.C_K] + A.A_NUM_ACTIONS_B + 2 * cfg[E.C_NUM_DICE]  # + play_die(_uno)
     draw_action = A.A_DRAW_K * cfg[E.C_K] + A.A_DRAW_B
     st = np.zeros(E.STATE_LEN, np.int32)
     rng = np.zeros(1, np.uint64)

@@ -89,7 +89,7 @@ FIELDS: tuple[Field, ...] = (
     Field("pending_sym", (), "symbol of the last draw card that added to the penalty, else -1"),
     Field("wd_guilty", (), "1 when the last challengeable wild was played illegally"),
     Field("wd_player", (), "seat that played it, else -1"),
-    Field("drawn", (), "kind drawn this turn and still playable (phase drawn), else -1"),
+    Field("drawn", (), "kind drawn this turn (phase drawn; card games enter it after every draw), else -1"),
     Field("drawn_die", (), "die drawn this turn (dice), else -1"),
     Field("uno_missed", (), "seat that left itself on one card without calling UNO, else -1"),
     Field("jump_ask", (), "unused, always -1 (kept so that saved rows keep their length)"),
@@ -105,7 +105,7 @@ FIELDS: tuple[Field, ...] = (
     Field("last_player", (), "seat whose card is on top, else -1"),
     Field("round_points", (), "points scored by the last finished round"),
     Field("match_winner", (), "winner of the match, else -1"),
-    Field("flips", (), "cards turned up to start the round (including wilds put back)"),
+    Field("flips", (), "cards turned up to start the round (including wilds put back or redealt)"),
     Field("played", (), "1 when the acting seat has played a card this turn (a jump-in window follows a play)"),
     Field("hand_n", (MAX_PLAYERS,), "cards/dice held per seat"),
     Field("called", (MAX_PLAYERS,), "1 where the seat has called UNO and holds one card"),
@@ -117,6 +117,15 @@ FIELDS: tuple[Field, ...] = (
     Field("disc", (MAX_ITEMS,), "discard pile, top last (dice: [centre die id])"),
     Field("die_loc", (MAX_DICE,), "dice: seat, LOC_BAG or LOC_CENTRE per die"),
     Field("die_face", (MAX_DICE,), "dice: face index 0..5 per die"),
+    # the shown hand (seeds 000, 003: the challenged player shows the hand to the challenger, nobody else)
+    Field("shown_from", (), "seat whose hand was shown to shown_to after a challenge, else -1"),
+    Field("shown_to", (), "the challenger who saw it, until that seat's next decision is taken, else -1"),
+    Field("shown_hand", (MAX_KINDS,), "the challenged hand (count per kind) as it was when challenged"),
+    # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (seed 001)
+    Field("wd_die", (), "dice: the Wild Draw Four die a challenge may send back to its player, else -1"),
+    Field("wd_prev_die", (), "dice: the centre die that Wild Draw Four replaced, else -1"),
+    Field("wd_prev_face", (), "dice: that centre die's face index then, else -1"),
+    Field("wd_prev_colour", (), "dice: the current colour then, else -1"),
 )
 FIELD_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 

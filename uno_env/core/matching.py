@@ -13,6 +13,7 @@ from numba import njit
 
 from . import action_cards, drawing, house, rounds, uno, wilds
 from . import common as U
+from . import dice as D
 from ._cache import rule_sources, track_dependencies
 from .cards import COL_COLOUR, COL_SYMBOL, NO_COLOUR
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
@@ -52,14 +53,16 @@ def turn_legal(st, cfg, spec, mask, uno_offered):
 
 
 @njit(cache=True)
-def play(st, cfg, spec, dice, rng, seat, kind, call_uno, rew):
-    """``seat`` plays ``kind`` (legality already checked): onto the discard, then its effect."""
+def play(st, cfg, spec, dice, rng, seat, kind, call_uno, rew, die):
+    """``seat`` plays ``kind`` (legality already checked): onto the discard, then its effect.  UNO Dice: ``die``
+    is the chosen die showing ``kind`` (-1: the drawn die in the drawn phase, else the lowest-id one)."""
     wilds.note_restricted_play(st, cfg, spec, seat, kind)
     uno.on_play(st, cfg, seat, call_uno)
-    die = st[S_DRAWN_DIE] if (st[S_PHASE] == PH_DRAWN and cfg[C_GAME] == GAME_DICE) else -1
-    if cfg[C_GAME] == GAME_DICE and die < 0:
-        die = U.die_in_hand(st, cfg, dice, seat, kind)
     if cfg[C_GAME] == GAME_DICE:
+        if die < 0:
+            die = st[S_DRAWN_DIE] if st[S_PHASE] == PH_DRAWN else U.die_in_hand(st, cfg, dice, seat, kind)
+        if U.is_restricted_wild(spec, kind) and wilds.bluff_allowed(cfg):
+            D.note_wd4(st, cfg, die)
         st[O_DIE_LOC + die] = LOC_CENTRE  # leaves the hand; put_on_top finishes the move
     U.remove_from_hand(st, seat, kind)
     U.put_on_top(st, cfg, dice, seat, kind, die)

@@ -1,8 +1,10 @@
 """The observer: what one seat may know, as a flat float32 vector.
 
 Kept apart from the rules (as in OpenSpiel) so that privacy is decided in one place: this module reads only
-the viewer's own hand, public counts and, in UNO Dice, the public hands and bag.  The draw-pile order, other
-hands (card games) and the hidden flags of the rules (e.g. whether a Wild Draw Four was a bluff) never enter.
+the viewer's own hand, public counts, a hand shown to the viewer after its challenge and, in UNO Dice,
+the public hands, bag and every die's place and face.  The draw-pile order (dice: the bag's order and
+the next rolls), other hands (card games) and the hidden flags of the rules (e.g. whether a Wild Draw
+Four was a bluff) never enter.
 """
 from __future__ import annotations
 
@@ -16,12 +18,18 @@ track_dependencies(__file__, rule_sources())
 
 # block ids, in layout order
 B_HAND, B_OTHER_HANDS, B_TOP, B_COLOUR, B_PHASE, B_DIRECTION, B_HAND_SIZES, B_CALLED, B_DRAW_SIZE = range(9)
-B_DISCARDED, B_BAG, B_PENDING, B_DRAWN, B_SCORES, B_ACTING = range(9, 15)
-NUM_BLOCKS = 15
+B_DISCARDED, B_BAG, B_PENDING, B_DRAWN, B_SCORES, B_ACTING, B_SHOWN_HAND, B_SHOWN_FROM = range(9, 17)
+B_DIE_PLACE, B_DIE_FACE = 17, 18  # UNO Dice: every die, in die-id order (the play_die actions' order)
+NUM_BLOCKS = 19
 
 
-def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...], num_dice: int):
-    """Rows of (offset, length, meaning) plus the int64 offsets array the compiled encoder reads."""
+def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...], num_dice: int,
+                       shown_hand: bool = False):
+    """Rows of (offset, length, meaning) plus the int64 offsets array the compiled encoder reads.
+
+    ``shown_hand``: the rules allow a challenge whose loser shows the hand (card games with ``wd4_challenge``),
+    so the two shown-hand blocks are present; they come last, so that without them the layout is unchanged.
+    """
     k = len(kind_names)
     dice = game == "dice"
     n = num_players
@@ -38,9 +46,19 @@ def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...],
         ("discarded", 0 if dice else k, "count of each kind in the discard pile"),
         ("bag", num_dice if dice else 0, "1 where that die (by id) is in the bag"),
         ("pending", 1, "cards/dice the pending draw card makes its victim draw"),
-        ("drawn", k, "one-hot kind the viewer drew this turn and may still play"),
+        ("drawn", k, "one-hot kind the viewer drew this turn, in the drawn phase (playable or not)"),
         ("scores", n, "match scores divided by the target score (viewer first)"),
         ("acting", n, "one-hot seat to act (viewer first)"),
+        ("shown_hand", k if shown_hand else 0,
+         "the hand shown to the viewer by the seat it challenged (count per kind, as it was when challenged); "
+         "kept until the viewer's next decision is taken, else zeros"),
+        ("shown_from", n if shown_hand else 0,
+         "one-hot seat that showed that hand (viewer first, so index 0 never set), else zeros"),
+        ("die_place", num_dice * (n + 2) if dice else 0,
+         f"per die (by id): one-hot place among {n + 2}: the seats (viewer first, then in seat order), the bag, "
+         "the centre"),
+        ("die_face", num_dice * 6 if dice else 0,
+         "per die (by id): one-hot face index 0..5 shown (its kind: Game.dice[die, face]); all 0 in the bag"),
     ]
     rows = []
     offsets = np.zeros(NUM_BLOCKS + 1, dtype=np.int64)
@@ -69,8 +87,17 @@ def observe_one(st, cfg, spec, offs, seat, out):
             for kind in range(k):
                 out[base + kind] = st[E.O_HAND + other * E.MAX_KINDS + kind]
         for die in range(cfg[E.C_NUM_DICE]):
-            if st[E.O_DIE_LOC + die] == E.LOC_BAG:
+            loc = st[E.O_DIE_LOC + die]
+            if loc == E.LOC_BAG:
                 out[offs[B_BAG] + die] = 1.0
+                place = n
+            elif loc == E.LOC_CENTRE:
+                place = n + 1
+            else:
+                place = (loc - seat + n) % n
+            out[offs[B_DIE_PLACE] + die * (n + 2) + place] = 1.0
+            if place != n:  # a die in the bag shows no face until it is rolled
+                out[offs[B_DIE_FACE] + die * 6 + st[E.O_DIE_FACE + die]] = 1.0
     else:
         for kind in range(k):
             out[offs[B_DISCARDED] + kind] = st[E.O_DISC_COUNT + kind]
@@ -88,6 +115,10 @@ def observe_one(st, cfg, spec, offs, seat, out):
     out[offs[B_PENDING]] = st[E.S_PENDING]
     if st[E.S_CUR] == seat and st[E.S_DRAWN] >= 0 and st[E.S_PHASE] == E.PH_DRAWN:
         out[offs[B_DRAWN] + st[E.S_DRAWN]] = 1.0
+    if st[E.S_SHOWN_TO] == seat and offs[B_SHOWN_FROM] < offs[B_SHOWN_FROM + 1]:
+        for kind in range(k):
+            out[offs[B_SHOWN_HAND] + kind] = st[E.O_SHOWN_HAND + kind]
+        out[offs[B_SHOWN_FROM] + (st[E.S_SHOWN_FROM] - seat + n) % n] = 1.0
     if st[E.S_DONE] == 0:
         out[offs[B_ACTING] + (st[E.S_CUR] - seat + n) % n] = 1.0
         return st[E.S_CUR] == seat

@@ -2,27 +2,35 @@
 
 Rules: classic deals 7, pocket 5 (seeds 004, 000), one card at a time from the seat left of the dealer, who acts
 first; the first card turned up takes effect on the first player (Skip: skipped; Reverse: direction flips, with
-two players as Skip; Draw Two / Draw One: the first player draws and is skipped).  A wild turned up goes back and
-the pile is reshuffled (``first_wild: reshuffle``), or, classic, the first player names the colour
-(``choose_colour``, the older official sheet).  UNO Dice sets up with ``dice.deal``.  A round ends the moment
+two players as Skip; Draw Two / Draw One: the first player draws and is skipped).  A wild turned up in classic
+starts the deal over: every card back, shuffled, the same dealer deals again (``first_wild: redeal``, seed 004
+"sekoita kortit uudelleen ja aloita alusta"); or it goes back and the pile is reshuffled (pocket, seed 000;
+classic ``first_wild: reshuffle``), or the first player names the colour (``choose_colour``, the older
+official sheet).  UNO Dice sets up with ``dice.deal``.  A round ends the moment
 a player has no cards left; a draw card played last still hits the next player and those cards count.  The
 winner scores the points left in the other hands (numbers face value, actions 20, wilds 50; project rules, all games);
 option ``episode``: ``round`` ends the episode, ``match`` plays rounds until a score reaches ``target_score``
 (the dealer moves left; in UNO Dice the round winner starts).  Option ``reward``: ``win_loss`` (+1, -1/(n-1))
 or ``points`` (+-points/target each round).
+
+RLCard's first card (the ``rlcard`` preset) is options: ``first_wild: random_colour`` (a Wild takes a random
+colour), ``first_draw_two: play`` (the first player draws 2, then plays), ``first_reverse: dealer`` (the dealer
+plays first) and ``reverse_two_players: reverse``.
 """
 from __future__ import annotations
 
 from numba import njit
 
+from ..config import OPTIONS
 from . import common as U
 from . import dice as D
-from . import drawing
+from . import drawing, wilds
 from ._cache import rule_sources, track_dependencies
 from .cards import COL_COLOUR, COL_COUNT, COL_SYMBOL, DRAW_ONE, DRAW_TWO, NO_COLOUR, REVERSE, SKIP, WILD
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())
+
 
 
 @njit(cache=True)
@@ -38,6 +46,10 @@ def clear_round(st, cfg):
     st[S_PENDING_SYM] = -1
     st[S_WD_GUILTY] = 0
     st[S_WD_PLAYER] = -1
+    st[S_WD_DIE] = -1
+    st[S_WD_PREV_DIE] = -1
+    st[S_WD_PREV_FACE] = -1
+    st[S_WD_PREV_COLOUR] = -1
     st[S_DRAWN] = -1
     st[S_DRAWN_DIE] = -1
     st[S_UNO_MISSED] = -1
@@ -47,11 +59,28 @@ def clear_round(st, cfg):
     st[S_CONT] = CONT_EFFECT
     st[S_FLIPS] = 0
     st[S_PLAYED] = 0
+    wilds.forget_shown(st)
+
+
+#: The choices of the ``first_wild`` option (the compiled rules read the index).
+FIRST_WILD_REDEAL, FIRST_WILD_RESHUFFLE, FIRST_WILD_CHOOSE, FIRST_WILD_RANDOM = (
+    OPTIONS["first_wild"].encode(choice) for choice in ("redeal", "reshuffle", "choose_colour", "random_colour"))
+#: Redeals allowed before giving up.  A redeal is a fresh shuffle of the whole deck, so the chance that the
+#: first card flipped is a wild again is (wilds / cards) independently each time: 8/108 classic, so 200 wild
+#: first cards in a row has probability below 1e-220; only a deck with no coloured card could reach the cap,
+#: and the packaged decks have none such.  Reaching it raises rather than loops.
+MAX_REDEALS = 200
 
 
 @njit(cache=True)
-def deal_cards(st, cfg, spec, dice, rng):
-    """Card games: build and shuffle the draw pile, deal the hands and flip the first card (compiled)."""
+def build_pile(st, cfg, spec, rng):
+    """Every card of the deck, shuffled, into the draw pile; hands and discard empty (compiled)."""
+    for seat in range(MAX_PLAYERS):
+        for kind in range(MAX_KINDS):
+            st[U.hand_at(seat, kind)] = 0
+        st[O_HAND_N + seat] = 0
+    for kind in range(MAX_KINDS):
+        st[O_DISC_COUNT + kind] = 0
     n = 0
     for kind in range(cfg[C_K]):
         for _ in range(spec[kind, COL_COUNT]):
@@ -60,25 +89,41 @@ def deal_cards(st, cfg, spec, dice, rng):
     st[S_DRAW_N] = n
     st[S_DISC_N] = 0
     U.shuffle(st, O_DRAW, n, rng)
-    deal_from_pile(st, cfg, spec, dice, rng)
+
+
+@njit(cache=True)
+def deal_cards(st, cfg, spec, dice, rng):
+    """Card games: shuffle the deck, deal the hands and flip the first card; a new deal while the first card
+    is a wild under ``first_wild: redeal`` (compiled)."""
+    for _ in range(MAX_REDEALS):
+        build_pile(st, cfg, spec, rng)
+        if deal_from_pile(st, cfg, spec, dice, rng):
+            return
+    raise ValueError("first_wild: redeal: the first card was a wild in 200 deals in a row (a deck of wilds?)")
 
 
 @njit(cache=True)
 def deal_from_pile(st, cfg, spec, dice, rng):
-    """Deal the hands from the draw pile as it stands (top last) and turn up the first card."""
+    """Deal the hands from the draw pile as it stands (top last) and turn up the first card; False when the
+    first card is a wild under ``first_wild: redeal`` (classic), so the deal must start over."""
     np_ = cfg[C_NP]
     for _ in range(cfg[C_DEAL]):
         for i in range(1, np_ + 1):  # one at a time, starting left of the dealer
             drawing.draw_one(st, cfg, spec, dice, rng, (st[S_DEALER] + i) % np_)
     first = (st[S_DEALER] + 1) % np_
-    # turn up the first card; wilds go back into the pile, which is reshuffled (first_wild=reshuffle)
+    # turn up the first card; a wild starts the deal over (classic first_wild=redeal) or goes back into the
+    # pile, which is reshuffled (pocket; classic first_wild=reshuffle)
+    classic = cfg[C_GAME] == GAME_CLASSIC
     while True:
         st[S_FLIPS] += 1
         n = st[S_DRAW_N] - 1
         kind = st[O_DRAW + n]
         sym = spec[kind, COL_SYMBOL]
         if spec[kind, COL_COLOUR] == NO_COLOUR:
-            if sym == WILD and cfg[C_GAME] == GAME_CLASSIC and cfg[C_FIRST_WILD_CHOOSE] == 1:
+            if classic and cfg[C_FIRST_WILD] == FIRST_WILD_REDEAL:
+                return False
+            keep_wild = cfg[C_FIRST_WILD] == FIRST_WILD_CHOOSE or cfg[C_FIRST_WILD] == FIRST_WILD_RANDOM
+            if sym == WILD and classic and keep_wild:
                 break
             U.shuffle(st, O_DRAW, n + 1, rng)
             continue
@@ -91,23 +136,28 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     st[S_LAST_PLAYER] = -1
     st[S_PHASE] = PH_TURN
     st[S_CUR] = first
+    if spec[kind, COL_COLOUR] == NO_COLOUR and cfg[C_FIRST_WILD] == FIRST_WILD_RANDOM:
+        st[S_COLOUR] = U.below(rng, 4)  # RLCard's flip_top_card: a random colour, then the first player plays
+        return True
     if spec[kind, COL_COLOUR] == NO_COLOUR:
         st[S_COLOUR] = 0
         st[S_PHASE] = PH_COLOUR
         st[S_CONT] = CONT_START
-        return
+        return True
     st[S_COLOUR] = spec[kind, COL_COLOUR]
     if sym == SKIP:
         st[S_CUR] = (first + 1) % np_
-    elif sym == REVERSE and np_ == 2:  # acts as Skip; the direction flips as for a played Reverse
+    elif sym == REVERSE and np_ == 2 and cfg[C_REVERSE_NO_SKIP] == 0:  # acts as Skip; the direction flips too
         st[S_DIR] = -1
         st[S_CUR] = (first + 1) % np_
     elif sym == REVERSE:
         st[S_DIR] = -1
-        st[S_CUR] = (st[S_DEALER] - 1 + np_) % np_
+        st[S_CUR] = st[S_DEALER] if cfg[C_FIRST_REVERSE_DEALER] == 1 else (st[S_DEALER] - 1 + np_) % np_
     elif sym == DRAW_TWO or sym == DRAW_ONE:
         drawing.draw_many(st, cfg, spec, dice, rng, first, 2 if sym == DRAW_TWO else 1)
-        st[S_CUR] = (first + 1) % np_
+        if sym == DRAW_ONE or cfg[C_FIRST_DRAW_TWO_PLAY] == 0:
+            st[S_CUR] = (first + 1) % np_
+    return True
 
 
 @njit(cache=True)
@@ -146,7 +196,8 @@ def deal_prepared(st, rng, cfg, spec, dice, dealer):
     st[S_DRAW_N] = n
     st[S_DISC_N] = 0
     st[S_DEALER] = dealer
-    deal_from_pile(st, cfg, spec, dice, rng)
+    if not deal_from_pile(st, cfg, spec, dice, rng):
+        deal_cards(st, cfg, spec, dice, rng)  # first_wild=redeal: the prepared deal is over, a shuffled one follows
 
 
 @njit(cache=True)

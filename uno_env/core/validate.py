@@ -37,6 +37,10 @@ def field_ranges(game: Game) -> list[tuple[str, int, int, int]]:
         ("discard pile size", L.S_DISC_N, 1, 1 if nd else L.MAX_ITEMS), ("continuation", L.S_CONT, 0, 1),
         ("last player", L.S_LAST_PLAYER, -1, n - 1), ("match winner", L.S_MATCH_WINNER, -1, n - 1),
         ("played flag", L.S_PLAYED, 0, 1),
+        ("shown hand's seat", L.S_SHOWN_FROM, -1, n - 1), ("shown hand's viewer", L.S_SHOWN_TO, -1, n - 1),
+        ("wild draw die", L.S_WD_DIE, -1, nd - 1), ("wild draw previous die", L.S_WD_PREV_DIE, -1, nd - 1),
+        ("wild draw previous face", L.S_WD_PREV_FACE, -1, 5 if nd else -1),
+        ("wild draw previous colour", L.S_WD_PREV_COLOUR, -1, 3 if nd else -1),
     ]
 
 

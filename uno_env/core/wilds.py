@@ -1,12 +1,13 @@
 """Wilds: naming the colour, the Wild Draw Four / Wild Draw 2 restriction, the pending penalty and challenges.
 
-Rules: a Wild names a colour (seeds 004, 000, 001).  Wild Draw Four (classic, dice) and Wild Draw 2 (pocket)
-are legal only when the player holds no card of the current colour (option ``wd4_legality: colour``, seed 004)
-or no other playable card (``any_playable``, seed 000; always in UNO Dice, seed 001).  With ``wd4_challenge``
-(seeds 004, 000; dice: ``dice_wd4_bluff``) an illegal one may be played as a bluff and the victim may challenge:
-guilty -> its player draws the penalty instead and the challenger takes a normal turn; innocent -> the
-challenger draws the penalty + 2 and loses the turn.  The victim of any draw card otherwise accepts: draws and
-loses the turn (answering with a draw card is the ``stacking`` house rule, ``house``).
+Rules: a Wild names a colour (seeds 004, 000, 001).  Wild Draw Four (classic, dice) and Wild Draw 2 (pocket) are
+legal only when the player holds no other playable card (``wd4_legality: any_playable``, seeds 004, 000; always in
+UNO Dice, seed 001) or, under the retail rules (preset ``official``), no card of the current colour (``colour``).
+With ``wd4_challenge`` (pocket by default, seed 000; classic ``official``; dice: ``dice_wd4_bluff``) an illegal one
+may be played as a bluff and the victim may challenge: the challenged hand is shown to the challenger (seeds 000,
+003; ``shown_*`` fields); guilty -> its player draws the penalty instead and the challenger takes a normal turn;
+innocent -> the challenger draws the penalty + 2 and loses the turn.  The victim of any draw card otherwise accepts:
+draws and loses the turn (answering with a draw card is the ``stacking`` house rule, ``house``).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from numba import njit
 
 from . import action_cards, drawing, house, matching
 from . import common as U
+from . import dice as D
 from ._cache import rule_sources, track_dependencies
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .cards import COL_COLOUR, WILD_DRAW_FOUR, WILD_DRAW_TWO
@@ -121,17 +123,41 @@ def challenge(st, cfg, spec, dice, rng, seat):
     pending = st[S_PENDING]
     st[S_PENDING] = 0
     st[S_PENDING_SYM] = -1
+    show_hand(st, cfg, st[S_WD_PLAYER], seat)
     if st[S_WD_GUILTY] == 1:
+        if cfg[C_GAME] == GAME_DICE:
+            D.take_back(st, cfg, dice, st[S_WD_PLAYER])  # seed 001: the rule breaker takes the die back
         drawing.draw_many(st, cfg, spec, dice, rng, st[S_WD_PLAYER], pending)
         U.begin_turn(st, cfg, seat)
     else:
+        D.forget_wd4(st)
         drawing.draw_many(st, cfg, spec, dice, rng, seat, pending + 2)
         U.begin_turn(st, cfg, U.next_seat(st, cfg, seat, 1))
 
 
 @njit(cache=True)
+def show_hand(st, cfg, shown, to):
+    """``shown``'s hand as it is now is shown to ``to`` (seeds 000, 003: "Haastetun pelaajan on näytettävä
+    haastajalle korttinsa"); ``to``'s observation carries it until ``to`` takes its next decision."""
+    for kind in range(MAX_KINDS):
+        st[O_SHOWN_HAND + kind] = st[U.hand_at(shown, kind)] if kind < cfg[C_K] else 0
+    st[S_SHOWN_FROM] = shown
+    st[S_SHOWN_TO] = to
+
+
+@njit(cache=True)
+def forget_shown(st):
+    """No hand is shown (compiled)."""
+    for kind in range(MAX_KINDS):
+        st[O_SHOWN_HAND + kind] = 0
+    st[S_SHOWN_FROM] = -1
+    st[S_SHOWN_TO] = -1
+
+
+@njit(cache=True)
 def accept(st, cfg, spec, dice, rng, seat):
     """``seat`` draws the pending penalty and loses its turn (compiled)."""
+    D.forget_wd4(st)
     drawing.draw_many(st, cfg, spec, dice, rng, seat, st[S_PENDING])
     st[S_PENDING] = 0
     st[S_PENDING_SYM] = -1

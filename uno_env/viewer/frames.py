@@ -44,9 +44,10 @@ def table_view(game, d: Mapping[str, Any], seat: int | None = None) -> dict[str,
     }
 
 
-def action_text(game, actor: int, action: int, viewer: int | None = None) -> str:
-    """The log line of ``actor`` taking ``action``, as ``viewer`` may read it (``None``: everything)."""
-    name = game.action_names[action]
+def action_text(game, actor: int, action: int, viewer: int | None = None, name: str | None = None) -> str:
+    """The log line of ``actor`` taking ``action``, as ``viewer`` may read it (``None``: everything); ``name``:
+    the action's description when known (``Game.describe_action``: a UNO Dice die with the face it showed)."""
+    name = name or game.action_names[action]
     if name.startswith("give ") and viewer is not None and viewer != actor:
         name = "give a card to the next player"  # the card passes face down
     return f"player_{actor}: {name}"
