@@ -556,7 +556,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         (next seat after the learner's first) for the ``games`` that are starting an episode; called with every
         game at ``reset`` and with the games that finished an episode, before their opponents move.  It may grow
         the pool with :meth:`add_opponent`.  Without a sampler every game keeps its indices (``opponent_ids``,
-        all 0 at first).  ``"random"``, ``"greedy"`` and ``"heuristic"`` (by name; the card games' heuristic)
+        all 0 at first).  ``"random"``, and in the card games ``"greedy"`` and ``"heuristic"`` (by name),
         play inside the compiled kernel, from each game's opponent stream; policy objects move through their
         ``act_batch``, one call per policy and round of moves over the games waiting for them.
         """
@@ -573,6 +573,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
     def _compiled_kind(self, policy: Any) -> int:
         if _is_random(policy):
             return BL.KIND_RANDOM
+        # UNO Dice plays dice, not faces: its greedy and heuristic move through their Python act_batch
         if isinstance(policy, str) and policy in BL.COMPILED_BASELINES and self.game.name != "dice":
             return BL.COMPILED_BASELINES[policy]
         return BL.KIND_EXTERNAL

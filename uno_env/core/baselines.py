@@ -6,8 +6,9 @@ compares them over thousands of random decisions in every game).  Greedy's tie-b
 here: the Python agent draws it from its numpy stream, the batched simulator from the game's opponent stream.
 
 The card-game heuristic is ported line by line, floating-point operations in the same order, so the scores (and
-so the choices) are bit-for-bit those of the Python agent.  UNO Dice keeps its Python heuristic
-(``agents/dice_heuristic.py``) for now: in the batched simulator it moves through ``act_batch``.
+so the choices) are bit-for-bit those of the Python agents.  UNO Dice, where a play names a die rather than a
+face, keeps its Python players (``agents/greedy.py``, ``agents/dice_heuristic.py``) for now: in the batched
+simulator they move through ``act_batch``.
 """
 from __future__ import annotations
 
