@@ -36,6 +36,8 @@ $(STAMP): pyproject.toml
 # import-linter: the layers contract in pyproject.toml (imports run cli -> training -> agents -> shells -> core)
 test: $(STAMP) $(RLLIB_STAMP) $(DOCS_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/python tools/gen_typing.py --check
+	$(BIN)/mypy
 	$(BIN)/python tools/lint_imports.py
 	$(BIN)/python -m pytest -q -m "not slow" -n 2 tests
 	$(BIN)/mkdocs build --strict

@@ -17,7 +17,7 @@ Contract of every agent in this package:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -101,6 +101,9 @@ class ObsView:
         for i, name in enumerate(self._NAMES):
             setattr(self, name, slice(offs[i], offs[i + 1]))
         self.dim = offs[-1]
+
+    if TYPE_CHECKING:  # every block named in _NAMES is a slice set in __init__
+        def __getattr__(self, name: str) -> slice: ...
 
 
 class ActionView:

@@ -25,6 +25,7 @@ from uno_env.core.queries import (
     PH_SWAP,
     PHASE_NAMES,
 )
+from uno_env.opponents import agent_action
 
 from .base import BaseAgent, NoLegalActionError, split_observation
 
@@ -237,6 +238,18 @@ class HumanAgent(BaseAgent):
 
 
 # ---------------------------------------------------------------------------------------------- CLI
+def _split_opponents(text: str) -> list[str]:
+    """A comma list of agent specs; ``key=value`` pieces belong to the spec before them
+    (``"ismcts:sims=50,rollout=greedy,heuristic"`` is two specs)."""
+    specs: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if specs and "=" in piece and ":" not in piece and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 def play_cli(
     game: str = "classic",
     num_players: int | None = None,
@@ -272,7 +285,7 @@ def play_cli(
     if not isinstance(seat, (int, np.integer)) or not 0 <= int(seat) < n:
         raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
     seat = int(seat)
-    specs = [s.strip() for s in opponents.split(",")] if isinstance(opponents, str) else list(opponents)
+    specs = _split_opponents(opponents) if isinstance(opponents, str) else list(opponents)
     if len(specs) == 1:
         specs = specs * (n - 1)
     if len(specs) != n - 1:
@@ -298,7 +311,7 @@ def play_cli(
                 action = human.act(obs["observation"], obs["action_mask"])
                 say(f"{labels[s]}: {g.action_names[action]}")
             else:
-                action = int(seat_agents[s].act(obs["observation"], obs["action_mask"]))
+                action = int(agent_action(seat_agents[s], env.game_state.row, obs["observation"], obs["action_mask"]))
                 say(f"{labels[s]}: {g.action_names[action]}")
             env.step(action)
     except (HumanQuit, KeyboardInterrupt):

@@ -17,7 +17,8 @@ import numpy as np
 
 from .base import BaseAgent, NoLegalActionError, resolve_game, split_observation
 
-__all__ = ["BASELINES", "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
+__all__ = ["BASELINES", "AGENT_ARGUMENTS", "parse_agent_spec",
+           "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
            "UnknownAgentError", "UntrustedPolicyError"]
 
 #: the pickle-free policy file a training run writes (``runs/NAME/policy.npz``)
@@ -62,6 +63,12 @@ def _ppo(game, seed=None, **kw):
     return make_ppo_agent(game, seed=seed, **kw)
 
 
+def _ismcts(game, seed=None, **kw):
+    from .ismcts import ISMCTSAgent
+
+    return ISMCTSAgent(game, seed=seed, **kw)
+
+
 def _human(game, seed=None, **kw):
     from .human import HumanAgent
 
@@ -75,8 +82,58 @@ BASELINES: dict[str, Callable[..., Any]] = {
     "heuristic": _heuristic,
     "rlcard-rule": _rlcard_rule,
     "ppo": _ppo,
+    "ismcts": _ismcts,
     "human": _human,
 }
+
+
+def _ismcts_arguments() -> dict[str, str]:
+    from .ismcts import ISMCTS_ARGUMENTS
+
+    return ISMCTS_ARGUMENTS
+
+
+#: name -> () -> {argument: what it accepts}: the agents that take ``name:arg=value,...`` arguments
+AGENT_ARGUMENTS: dict[str, Callable[[], dict[str, str]]] = {"ismcts": _ismcts_arguments}
+
+
+def _parse_value(text: str) -> Any:
+    """An argument value from the command line: an int, else a float, else the text itself."""
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"ismcts:sims=400,rollout=greedy"`` -> ``("ismcts", {"sims": 400, "rollout": "greedy"})``.
+
+    A spec without ``:`` (or whose part before it is not an agent name) has no arguments.  Unknown agents,
+    unknown arguments and malformed ``key=value`` pairs raise :class:`UnknownAgentError` naming what is allowed;
+    the agent itself checks each value's range.
+    """
+    name, sep, rest = spec.partition(":")
+    if not sep or name.lower() not in BASELINES:
+        return spec, {}
+    name = name.lower()
+    allowed = AGENT_ARGUMENTS[name]() if name in AGENT_ARGUMENTS else {}
+    if not allowed:
+        raise UnknownAgentError(f"agent {name!r} takes no arguments (got {rest!r}); agents with arguments: "
+                                f"{', '.join(AGENT_ARGUMENTS)}")
+    kwargs: dict[str, Any] = {}
+    for part in rest.split(","):
+        key, eq, value = (x.strip() for x in part.partition("="))
+        if not eq or not key or not value:
+            raise UnknownAgentError(f"agent {spec!r}: expected {name}:key=value[,key=value...], got {part!r}")
+        if key not in allowed:
+            listing = "; ".join(f"{k}: {v}" for k, v in allowed.items())
+            raise UnknownAgentError(f"agent {spec!r}: unknown argument {key!r} for {name}; allowed: {listing}")
+        if key in kwargs:
+            raise UnknownAgentError(f"agent {spec!r}: argument {key!r} given twice")
+        kwargs[key] = _parse_value(value)
+    return name, kwargs
 
 
 def available_agents() -> list[str]:
@@ -122,7 +179,8 @@ def _refuse(spec: str, kind: str, instead: Path | None) -> UntrustedPolicyError:
 
 
 def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: bool = False):
-    """An agent from ``spec``: a baseline name, the path of a saved policy, or an agent object.
+    """An agent from ``spec``: a baseline name (with arguments: ``"ismcts:sims=400,rollout=greedy"``), the path of
+    a saved policy, or an agent object.
 
     Saved policies: a pickle-free ``.npz`` (:mod:`uno_env.agents.policy`), or a run directory holding
     ``policy.npz`` (``uno-env train`` and ``uno-env train-rllib`` write one).  A Stable-Baselines3 ``.zip`` or an
@@ -138,6 +196,12 @@ def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: b
             return spec
         raise TypeError(f"agent spec must be a name, a path or an object with act(); got {type(spec).__name__}")
     spec = os.fspath(spec)
+    name, kwargs = parse_agent_spec(spec)
+    if kwargs:
+        try:
+            return make_agent(name, game, seed=seed, **kwargs)
+        except ValueError as exc:
+            raise UnknownAgentError(f"agent {spec!r}: {exc}") from None
     if spec in BASELINES:
         return make_agent(spec, game, seed=seed)
     if spec.lower() in BASELINES:

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -22,7 +23,9 @@ def row(path: Path) -> tuple:
 
 def main(paths: list[str]) -> int:
     order = {"classic": 0, "pocket": 1, "dice": 2}
-    rows = sorted((row(Path(p)) for p in paths), key=lambda r: (order[r[0]], r[1], r[2]))
+    # numbers inside a matchup sort by value (ismcts:sims=25 before ismcts:sims=100)
+    rows = sorted((row(Path(p)) for p in paths),
+                  key=lambda r: (order[r[0]], r[1], [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", r[2])]))
     print("| game | players | matchup | games | first agent's win rate [95% CI] | points/game | length | truncated |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:

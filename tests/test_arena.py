@@ -190,3 +190,23 @@ def test_cli_help(sub, capsys):
         main([sub, "--help"])
     assert exc.value.code == 0
     assert f"usage: uno-env {sub}" in capsys.readouterr().out
+
+
+def test_progress_bar_counts_games_and_shows_the_time_left(capsys):
+    run_arena(["greedy", "random"], games=30, seed=0, progress=True, chunk=10)
+    err = capsys.readouterr().err
+    assert "30/30" in err and "game" in err
+    assert "<" in err  # tqdm's [elapsed<remaining] estimate
+
+
+def test_agent_arguments_reach_the_arena_and_name_the_row():
+    res = run_arena(["ismcts:sims=4,rollout=greedy", "random"], games=2, seed=0)
+    assert res.agents[0].name == "ismcts:sims=4,rollout=greedy"
+    with pytest.raises(ValueError, match="unknown argument 'budget'"):
+        run_arena(["ismcts:budget=4", "random"], games=2, seed=0)
+
+
+def test_cli_rejects_a_bad_agent_argument_by_name(capsys):
+    assert main(["evaluate", "ismcts:sims=0", "random", "-g", "1", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert "sims" in err and "1..1000000" in err

@@ -104,6 +104,7 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
     from uno_env.core import engine as E
     from uno_env.core.layout import MAX_PLAYERS, PHASE_NAMES, StateView
     from uno_env.core.observe import observe_one
+    from uno_env.opponents import agent_action
     from uno_env.vector import game_seed
 
     cfg, spec, dice, offs = game.cfg, game.spec, game.dice, game.obs_offsets
@@ -123,7 +124,7 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
         seat = view.cur
         obs = np.empty(dim, dtype=np.float32)
         observe_one(st, cfg, spec, offs, seat, obs)
-        action = seat_agents[seat].act(obs, mask.copy())
+        action = agent_action(seat_agents[seat], st, obs, mask.copy())
         try:
             action = int(action)
         except (TypeError, ValueError):

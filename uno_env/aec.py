@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -81,7 +81,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         a = self.game.num_actions
         spec = self.game.spec
         high = max(float(MAX_ITEMS), 1.0 + float((spec[:, COL_POINTS] * np.maximum(spec[:, COL_COUNT], 6)).sum())
-                   / self.rules.target_score)
+                   / cast(int, self.rules.target_score))
         self.observation_spaces = {
             agent: gymnasium.spaces.Dict(
                 {
@@ -91,7 +91,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             )
             for agent in self.possible_agents
         }
-        self.action_spaces = {agent: gymnasium.spaces.Discrete(a) for agent in self.possible_agents}
+        self.action_spaces: dict[str, gymnasium.spaces.Space] = {
+            agent: gymnasium.spaces.Discrete(a) for agent in self.possible_agents}
         self._state_encoder = StateEncoder(self.game)
         self.state_space = gymnasium.spaces.Box(-1.0, high, (self._state_encoder.size,), np.float32)
         # hot-path references, so step() and observe() skip attribute chains
@@ -194,7 +195,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self._has_reset = True
         self._illegal_ended = False
         self._cached_seat = -1

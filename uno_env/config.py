@@ -27,7 +27,7 @@ import numbers
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import yaml
@@ -467,10 +467,38 @@ def _check_preset(game: str, preset: Any) -> dict[str, Any]:
 # RuleConfig
 
 
-class _RuleConfigBase:
-    """The methods of :class:`RuleConfig`, whose fields are generated from :data:`OPTIONS`."""
+@dataclasses.dataclass(frozen=True, repr=False)
+class RuleConfig:
+    """The validated rules of one game. Build it with :meth:`make`, :meth:`from_dict` or :meth:`from_yaml`;
+    options that do not exist for ``game`` are ``None``. Fields: ``game`` and one per option of :data:`OPTIONS`."""
 
+    # one field per row of OPTIONS; the tests check that this block is what the table generates
+    # generated-types:start rule-config (tools/gen_typing.py writes this block; do not edit)
     game: str
+    num_players: int | None = None
+    episode: str | None = None
+    reward: str | None = None
+    target_score: int | None = None
+    uno_call: str | None = None
+    uno_catch_probability: float | None = None
+    max_turns: int | None = None
+    first_wild: str | None = None
+    first_draw_two: str | None = None
+    first_reverse: str | None = None
+    reverse_two_players: str | None = None
+    draw_until_playable: bool | None = None
+    voluntary_draw: bool | None = None
+    wd4_legality: str | None = None
+    wd4_challenge: bool | None = None
+    stacking: str | None = None
+    seven_zero: bool | None = None
+    jump_in: bool | None = None
+    force_play: bool | None = None
+    drawn_card: str | None = None
+    extra_wild: bool | None = None
+    dice_wd4_bluff: bool | None = None
+    dice_set: str | None = None
+    # generated-types:end rule-config
 
     # -- construction -------------------------------------------------------------------------
 
@@ -500,8 +528,9 @@ class _RuleConfigBase:
                         f"{name}=true"
                     )
         if game == "dice":
-            dice = _load_dice_set(game, self.dice_set)
-            need = 5 * self.num_players + 1
+            dice_set, num_players = cast(str, self.dice_set), cast(int, self.num_players)  # options of every dice game
+            dice = _load_dice_set(game, dice_set)
+            need = 5 * num_players + 1
             if len(dice.faces) < need:
                 raise ValueError(
                     f"rule option 'dice_set' (game 'dice'): the dice set {self.dice_set!r} has "
@@ -628,7 +657,7 @@ class _RuleConfigBase:
         """The validated dice set (UNO Dice only)."""
         if self.game != "dice":
             raise ValueError(f"game {self.game!r} has no dice set; only 'dice' does")
-        return _load_dice_set(self.game, self.dice_set)
+        return _load_dice_set(self.game, cast(str, self.dice_set))
 
     def __repr__(self) -> str:
         parts = [repr(self.game)] + [f"{k}={v!r}" for k, v in self.non_defaults().items()]
@@ -641,20 +670,6 @@ _FIELD_TYPES = {"bool": "bool | None", "int": "int | None", "float": "float | No
                 "path": "str | None"}
 
 #: The validated rules of one game; its fields are ``game`` and one per row of :data:`OPTIONS`.
-RuleConfig = dataclasses.make_dataclass(
-    "RuleConfig",
-    [("game", "str")] + [(name, _FIELD_TYPES[spec.kind], dataclasses.field(default=None))
-                         for name, spec in OPTIONS.items()],
-    bases=(_RuleConfigBase,),
-    frozen=True,
-    repr=False,
-)
-RuleConfig.__module__ = __name__
-RuleConfig.__doc__ = """The validated rules of one game. Build it with :meth:`make`, :meth:`from_dict` or
-:meth:`from_yaml`; options that do not exist for ``game`` are ``None``. Fields: ``game`` and one per option of
-:data:`OPTIONS`."""
-
-
 # ---------------------------------------------------------------------------------------------
 # documentation
 

@@ -28,7 +28,7 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -38,7 +38,7 @@ from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
 from .core.game import GameMetadata
 from .core.observe import observe_one
-from .opponents import load_opponent
+from .opponents import agent_action, load_opponent
 from .render import render_ansi
 
 __all__ = ["UnoGymEnv", "MaskedDiscrete"]
@@ -126,7 +126,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
 
     def _after_copy(self) -> None:
         super()._after_copy()
-        self.action_space._legal_mask = self._mask  # MaskedDiscrete drops its link to the mask when copied
+        # MaskedDiscrete drops its link to the mask when copied
+        cast(MaskedDiscrete, self.action_space)._legal_mask = self._mask
 
     # ------------------------------------------------------------------------------------------ set-up
     def _make_opponents(self, opponents: Any, n: int) -> list[Any]:
@@ -248,7 +249,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             return np.zeros(self.game.num_actions, dtype=bool)
         return self._mask.astype(bool)
 
-    def render(self) -> str | np.ndarray | None:
+    # Gymnasium declares render() with a type variable the Env class never binds; ours returns text or an image
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         """``ansi``: the public state and the learner's hand as text; ``human``: print it and return None;
         ``rgb_array``: an image of the table (uint8, H x W x 3).
         """
@@ -294,7 +296,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             obs = np.empty(game.obs_dim, dtype=np.float32)
             observe_one(view.row, game.cfg, game.spec, game.obs_offsets, seat, obs)
             agent = self._opponent_at(seat)
-            action = agent.act(obs, self._mask.copy())
+            action = agent_action(agent, view.row, obs, self._mask.copy())
             try:
                 aec.step(int(action))
             except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:

@@ -33,3 +33,12 @@ def load_opponent(spec: Any, game: Any, seed: int | None = None) -> Any:
     if callable(getattr(spec, "act", None)):
         return spec
     return _loader()(spec, game, seed=seed)
+
+
+def agent_action(agent: Any, state_row: Any, observation: Any, action_mask: Any) -> Any:
+    """The action ``agent`` takes for the seat to act: a searching agent (``needs_state``, e.g. ``ismcts``) is
+    handed the state row, which it reads only through a determinization of the acting seat's information; any
+    other agent gets the observation and the mask."""
+    if getattr(agent, "needs_state", False):
+        return agent.act_from_state(state_row)
+    return agent.act(observation, action_mask)

@@ -61,7 +61,33 @@ def _warm_vector(game: str) -> None:
         _, masks, *_ = single.step([_first_legal(m) for m in masks])
 
 
-SHELLS = {"aec": _warm_aec, "gym": _warm_gym, "vector": _warm_vector}
+def _warm_search(game: str) -> None:
+    """The ``ismcts`` agent's compiled search (determinization, tree, rollouts) on a fresh deal."""
+    from uno_env.config import make_rules
+    from uno_env.core import engine as E
+    from uno_env.core import search as S
+    from uno_env.core.game import Game
+    from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
+
+    g = Game(make_rules(game, None, None))
+    states, rngs = g.new_states(1)
+    E.reset_one(states[0], rngs[0], g.cfg, g.spec, g.dice, 0)
+    a, nodes = g.num_actions, 4
+    child = np.full((nodes, a), -1, np.int32)
+    visits, avail = np.zeros(nodes, np.int32), np.zeros(nodes, np.int32)
+    wins, counters = np.zeros((nodes, MAX_PLAYERS), np.float32), np.zeros(S.T_LEN, np.int64)
+    S.tree_reset(child, visits, avail, wins, counters)
+    S.search(states[0], g.cfg, g.spec, g.dice, int(states[0][E.S_CUR]), 3, S.POLICY_GREEDY, 0.7, 0,
+             np.ones(1, np.uint64), child, visits, avail, wins, counters, np.zeros(STATE_LEN, np.int32),
+             np.zeros(1, np.uint64), np.zeros(a, np.int8), np.zeros(MAX_PLAYERS, np.float32),
+             np.zeros(MAX_ITEMS, np.int32), np.zeros(nodes + 1, np.int32), np.zeros(a, np.float64),
+             np.zeros(5, np.int64), np.zeros(MAX_PLAYERS, np.float32))
+    mask = np.zeros(a, np.int8)
+    E.legal_mask(states[0], g.cfg, g.spec, g.dice, mask)
+    S.root_choice(child, visits, wins, mask, int(states[0][E.S_CUR]), np.zeros(a, np.int64), np.zeros(a))
+
+
+SHELLS = {"aec": _warm_aec, "gym": _warm_gym, "vector": _warm_vector, "search": _warm_search}
 
 
 def precompile(verbose: bool = False) -> float:

@@ -210,7 +210,7 @@ class ReplayStep:
     action_name: str | None = None
 
 
-def record_result(env, totals: Sequence[float], steps: int) -> dict[str, Any]:
+def record_result(env, totals: Sequence[float] | np.ndarray, steps: int) -> dict[str, Any]:
     """The ``result`` entry for a game played in the AEC ``env`` (``totals``: each seat's summed rewards)."""
     st = env.unwrapped.game_state
     done = st.done
@@ -261,7 +261,8 @@ def save_arena_games(directory: str | os.PathLike, rules: RuleConfig, games: Seq
     os.makedirs(directory, exist_ok=True)
     paths = []
     for index, labels, res in games:
-        rec = GameRecord(game=rules.game, num_players=rules.num_players, rules=rules.to_dict(), seed=int(res["seed"]),
+        n = int(rules.num_players or 0)  # an option of every game: never None
+        rec = GameRecord(game=rules.game, num_players=n, rules=rules.to_dict(), seed=int(res["seed"]),
                          actions=[int(a) for a in res["actions"]], agents=list(labels),
                          result={"winner": res["winner"], "rewards": list(res["rewards"]),
                                  "steps": len(res["actions"])})

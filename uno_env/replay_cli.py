@@ -49,7 +49,7 @@ def show_step(step: ReplayStep, total: int, seat: int | None, agents: list[str],
         who = step.agent or ""
         actor = int(who.rsplit("_", 1)[1])
         label = agents[actor] if agents and who else ""
-        name = action_text(step.env.game, actor, step.action, seat, step.action_name).split(": ", 1)[1]
+        name = action_text(step.env.game, actor, int(step.action or 0), seat, step.action_name).split(": ", 1)[1]
         head = f"step {step.index}/{total}: {who}{f' ({label})' if label else ''} -> {name}"
     print(f"== {head}", file=out)
     print(render_ansi(step.env.game, step.env.unwrapped.game_state.row), file=out)

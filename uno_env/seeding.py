@@ -38,7 +38,7 @@ def episode_seeds(seeds: np.ndarray, first: np.ndarray | int, count: int) -> np.
     """(len(seeds), count) int64 core seeds of episodes ``first .. first + count - 1`` of each game (vectorised)."""
     s = np.asarray(seeds).astype(np.uint64).reshape(-1, 1)
     e = np.asarray(first, dtype=np.uint64).reshape(-1, 1) + np.arange(1, count + 1, dtype=np.uint64)
-    z = s + e * np.uint64(_GAMMA)  # uint64 array arithmetic wraps modulo 2**64, as splitmix64 needs
+    z: np.ndarray = s + e * np.uint64(_GAMMA)  # uint64 array arithmetic wraps modulo 2**64, as splitmix64 needs
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     z = z ^ (z >> np.uint64(31))

@@ -43,7 +43,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -283,7 +283,7 @@ class _VectorBase(ExactCopy, GameMetadata):
             self._blocks[:] = 0
             self._refill(self._all)
             self._counters[:, K.K_EPISODE] = -1
-        BatchView(self._states).done = 1  # marks every game for a reset by the kernel
+        BatchView(self._states).done[:] = 1  # marks every game for a reset by the kernel
         self._has_reset = True
 
     # -- the kernel call -----------------------------------------------------------------------------
@@ -409,7 +409,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._states[:], self._rngs[:], self._opp[:], self._seed_buf[:], self._counters[:] = (
             states, rngs, opp, seed_buf, counters)
         if learner.size:
-            self._learner[:] = learner
+            cast(Any, self)._learner[:] = learner  # only the single-agent face has learner seats
         self._seed0[:], self._blocks[:] = seed0, blocks  # later seed lists follow from these
         self.refresh()
 
@@ -528,7 +528,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         otherwise reset and replay its games forever, waiting for the learner's turn (as the Gymnasium env
         does, after 1,000 deals)."""
         n = self.num_players
-        if self.rules.max_turns >= n:  # with no special card every seat acts within n decisions of a deal
+        if cast(int, self.rules.max_turns) >= n:  # with no special card every seat acts within n decisions of a deal
             return
         from .aec import raw_env
 
@@ -563,7 +563,8 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         pool = list(pool)
         if not pool:
             raise ValueError("the opponent pool is empty")
-        self._pool, self.opponents = [], []
+        self._pool: list[Any] = []
+        self.opponents: list[Any] = []
         self._pool_kind = np.zeros(0, dtype=np.int64)
         for p in pool:
             self.add_opponent(p)
@@ -734,9 +735,8 @@ def _gym_vector_class():
                                                num_threads)
             self.num_envs = num_envs
             self.game = self.env.game
-            self.single_observation_space, self.single_action_space = _spaces(self.game, self.env.rules.target_score)
-            if self.flat_obs:
-                self.single_observation_space = self.single_observation_space["observation"]
+            single_obs, self.single_action_space = _spaces(self.game, cast(int, self.env.rules.target_score))
+            self.single_observation_space = single_obs["observation"] if self.flat_obs else single_obs
             self.observation_space = batch_space(self.single_observation_space, num_envs)
             self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, self.game.num_actions))
             self.render_mode = None
@@ -831,7 +831,7 @@ def _sb3_vec_env_class():
             self.game = self.env.game
             self.dict_obs = dict_obs
             self.render_mode = None
-            single_obs, action_space = _spaces(self.game, self.env.rules.target_score)
+            single_obs, action_space = _spaces(self.game, cast(int, self.env.rules.target_score))
             obs_space = single_obs if dict_obs else single_obs["observation"]
             super().__init__(num_envs, obs_space, action_space)
             self._actions: np.ndarray | None = None

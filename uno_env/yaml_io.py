@@ -59,7 +59,8 @@ def _nested_repr(value: Any, limit: int) -> str:
         size += len(part) + 2
         if size > limit:
             break
-    opening, closing = {dict: "{}", list: "[]", tuple: "()", set: "{}"}.get(type(value), "[]")
+    brackets: dict[type, tuple[str, str]] = {dict: ("{", "}"), list: ("[", "]"), tuple: ("(", ")"), set: ("{", "}")}
+    opening, closing = brackets.get(type(value), ("[", "]"))
     return opening + ", ".join(parts) + closing
 
 

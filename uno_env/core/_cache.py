@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from typing import Any, cast
 
 
 def track_dependencies(module_file: str, dependencies: list[str]) -> None:
@@ -18,7 +19,7 @@ def track_dependencies(module_file: str, dependencies: list[str]) -> None:
 
         impl = caching.CacheImpl
         target = os.path.abspath(module_file)
-        bases = [c for c in impl._locator_classes if getattr(c, "uno_env_target", None) != target]
+        bases: list[Any] = [c for c in impl._locator_classes if getattr(c, "uno_env_target", None) != target]
     except (ImportError, AttributeError):  # pragma: no cover - another numba layout
         return
     digest = hashlib.sha256()
@@ -42,7 +43,7 @@ def track_dependencies(module_file: str, dependencies: list[str]) -> None:
                     return loc
             return None
 
-    impl._locator_classes = [DependencyAwareLocator] + bases
+    impl._locator_classes = [cast(Any, DependencyAwareLocator), *bases]
 
 
 def rule_sources() -> list[str]:

@@ -15,6 +15,8 @@ observation, so an agent knows which face each ``play die`` action puts in the c
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .cards import COLOURS
 from .layout import MAX_PLAYERS
 
@@ -63,6 +65,35 @@ STARTS: dict[str, tuple[int, int]] = _starts()
 globals().update({f"A_{name.upper()}_K": ab[0] for name, ab in STARTS.items()})
 globals().update({f"A_{name.upper()}_B": ab[1] for name, ab in STARTS.items()})
 __all__ = [f"A_{name.upper()}_{part}" for name in STARTS for part in ("K", "B")]
+if TYPE_CHECKING:  # the generated section starts, spelled out for type checkers
+    # generated-types:start action-starts (tools/gen_typing.py writes this block; do not edit)
+    A_PLAY_K: int
+    A_PLAY_B: int
+    A_PLAY_UNO_K: int
+    A_PLAY_UNO_B: int
+    A_COLOUR_K: int
+    A_COLOUR_B: int
+    A_DRAW_K: int
+    A_DRAW_B: int
+    A_KEEP_K: int
+    A_KEEP_B: int
+    A_CHALLENGE_K: int
+    A_CHALLENGE_B: int
+    A_ACCEPT_K: int
+    A_ACCEPT_B: int
+    A_PASS_K: int
+    A_PASS_B: int
+    A_REROLL_K: int
+    A_REROLL_B: int
+    A_GIVE_K: int
+    A_GIVE_B: int
+    A_SWAP_K: int
+    A_SWAP_B: int
+    A_NUM_ACTIONS_K: int
+    A_NUM_ACTIONS_B: int
+    A_PLAY_DIE_K: int
+    A_PLAY_DIE_B: int
+    # generated-types:end action-starts
 
 
 def offsets(num_kinds: int, num_dice: int = 0) -> dict[str, int]:

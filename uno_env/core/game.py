@@ -7,7 +7,7 @@ into the arrays the core reads and offers plain-Python views of a state row (``s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -30,12 +30,12 @@ class Game:
             raise TypeError(f"rules must be a RuleConfig, got {type(rules).__name__}")
         self.rules = rules
         self.name = rules.game
-        self.num_players: int = rules.num_players
+        self.num_players: int = cast(int, rules.num_players)  # an option of every game, so never None
         if self.name == "classic":
             self.kinds = classic_kinds()
             self.dice = np.zeros((1, 6), dtype=np.int32)
         elif self.name == "pocket":
-            self.kinds = pocket_kinds(rules.extra_wild)
+            self.kinds = pocket_kinds(bool(rules.extra_wild))
             self.dice = np.zeros((1, 6), dtype=np.int32)
         else:
             dice_set = rules.load_dice_set()

@@ -19,7 +19,7 @@ table in ``uno_env.config`` (one row per rule option) plus the few values derive
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -172,12 +172,95 @@ CFG_INDEX: dict[str, int] = {name: i for i, (name, _) in enumerate(CFG_SLOTS)}
 CFG_LEN = len(CFG_SLOTS)
 globals().update({f"C_{name.upper()}": i for name, i in CFG_INDEX.items()})
 
-__all__ = [
-    "MAX_PLAYERS", "MAX_KINDS", "MAX_ITEMS", "MAX_DICE", "GAME_CLASSIC", "GAME_POCKET", "GAME_DICE",
-    "NUM_PHASES", "PHASE_NAMES", "CONT_EFFECT", "CONT_START", "LOC_BAG", "LOC_CENTRE",
-    "OK", "ERR_ILLEGAL", "ERR_RANGE", "ERR_OVER", "STATE_LEN", "ROUND_CLEARED", "CFG_LEN",
-    *(f"PH_{const}" for const, _, _ in PHASES), *CONSTANTS, *(f"C_{name.upper()}" for name in CFG_INDEX),
-]
+if not TYPE_CHECKING:  # type checkers see the declarations below, and every public name of this module
+    __all__ = [
+        "MAX_PLAYERS", "MAX_KINDS", "MAX_ITEMS", "MAX_DICE", "GAME_CLASSIC", "GAME_POCKET", "GAME_DICE",
+        "NUM_PHASES", "PHASE_NAMES", "CONT_EFFECT", "CONT_START", "LOC_BAG", "LOC_CENTRE",
+        "OK", "ERR_ILLEGAL", "ERR_RANGE", "ERR_OVER", "STATE_LEN", "ROUND_CLEARED", "CFG_LEN",
+        *(f"PH_{const}" for const, _, _ in PHASES), *CONSTANTS, *(f"C_{name.upper()}" for name in CFG_INDEX),
+    ]
+
+if TYPE_CHECKING:  # the generated names above, spelled out for type checkers
+    # generated-types:start layout-constants (tools/gen_typing.py writes this block; do not edit)
+    C_CATCH_THRESHOLD: int
+    C_CHALLENGE: int
+    C_DEAL: int
+    C_DICE_BLUFF: int
+    C_DRAWN_RLCARD: int
+    C_DRAW_UNTIL_PLAYABLE: int
+    C_EPISODE_MATCH: int
+    C_FIRST_DRAW_TWO_PLAY: int
+    C_FIRST_REVERSE_DEALER: int
+    C_FIRST_WILD: int
+    C_FORCE_PLAY: int
+    C_GAME: int
+    C_JUMP_IN: int
+    C_K: int
+    C_MAX_TURNS: int
+    C_NP: int
+    C_NUM_CARDS: int
+    C_NUM_DICE: int
+    C_REVERSE_NO_SKIP: int
+    C_REWARD_POINTS: int
+    C_SEVEN_ZERO: int
+    C_STACKING: int
+    C_TARGET: int
+    C_UNO_AUTO: int
+    C_VOLUNTARY_DRAW: int
+    C_WD_LEGAL_ANY_PLAYABLE: int
+    O_CALLED: int
+    O_DIE_FACE: int
+    O_DIE_LOC: int
+    O_DISC: int
+    O_DISC_COUNT: int
+    O_DRAW: int
+    O_HAND: int
+    O_HAND_N: int
+    O_SCORES: int
+    O_SHOWN_HAND: int
+    PH_COLOUR: int
+    PH_DRAWN: int
+    PH_GIVE: int
+    PH_JUMP: int
+    PH_OVER: int
+    PH_PENDING: int
+    PH_REROLLED: int
+    PH_SWAP: int
+    PH_TURN: int
+    S_COLOUR: int
+    S_CONT: int
+    S_CUR: int
+    S_DEALER: int
+    S_DIR: int
+    S_DISC_N: int
+    S_DONE: int
+    S_DRAWN: int
+    S_DRAWN_DIE: int
+    S_DRAW_N: int
+    S_FLIPS: int
+    S_JUMP_ASK: int
+    S_JUMP_FROM: int
+    S_LAST_PLAYER: int
+    S_MATCH_WINNER: int
+    S_PENDING: int
+    S_PENDING_SYM: int
+    S_PHASE: int
+    S_PLAYED: int
+    S_ROUND: int
+    S_ROUND_POINTS: int
+    S_SHOWN_FROM: int
+    S_SHOWN_TO: int
+    S_TOP: int
+    S_TURNS: int
+    S_UNO_MISSED: int
+    S_WD_DIE: int
+    S_WD_GUILTY: int
+    S_WD_PLAYER: int
+    S_WD_PREV_COLOUR: int
+    S_WD_PREV_DIE: int
+    S_WD_PREV_FACE: int
+    S_WINNER: int
+    # generated-types:end layout-constants
 
 
 # ---------------------------------------------------------------------------------------------- named views
@@ -226,7 +309,53 @@ class StateView:
     (``v.hand[seat, kind]``, ``v.draw[: v.draw_n]``).  The attributes are the names of :data:`FIELDS`.
     """
 
-    __slots__ = ("row",)
+    if not TYPE_CHECKING:  # the field properties below are typed as plain attributes for type checkers
+        __slots__ = ("row",)
+    # generated-types:start state-view (tools/gen_typing.py writes this block; do not edit)
+    cur: int
+    phase: int
+    dir: int
+    top: int
+    colour: int
+    pending: int
+    pending_sym: int
+    wd_guilty: int
+    wd_player: int
+    drawn: int
+    drawn_die: int
+    uno_missed: int
+    jump_ask: int
+    jump_from: int
+    dealer: int
+    round: int
+    turns: int
+    done: int
+    winner: int
+    draw_n: int
+    disc_n: int
+    cont: int
+    last_player: int
+    round_points: int
+    match_winner: int
+    flips: int
+    played: int
+    hand_n: np.ndarray
+    called: np.ndarray
+    scores: np.ndarray
+    hand: np.ndarray
+    disc_count: np.ndarray
+    draw: np.ndarray
+    disc: np.ndarray
+    die_loc: np.ndarray
+    die_face: np.ndarray
+    shown_from: int
+    shown_to: int
+    shown_hand: np.ndarray
+    wd_die: int
+    wd_prev_die: int
+    wd_prev_face: int
+    wd_prev_colour: int
+    # generated-types:end state-view
 
     def __init__(self, row: np.ndarray):
         if row.ndim != 1 or row.shape[0] != STATE_LEN:
@@ -242,7 +371,53 @@ class StateView:
 class BatchView:
     """Named access to a batch of state rows (B, STATE_LEN): scalars are columns, arrays are (B, *shape)."""
 
-    __slots__ = ("rows",)
+    if not TYPE_CHECKING:
+        __slots__ = ("rows",)
+    # generated-types:start batch-view (tools/gen_typing.py writes this block; do not edit)
+    cur: np.ndarray
+    phase: np.ndarray
+    dir: np.ndarray
+    top: np.ndarray
+    colour: np.ndarray
+    pending: np.ndarray
+    pending_sym: np.ndarray
+    wd_guilty: np.ndarray
+    wd_player: np.ndarray
+    drawn: np.ndarray
+    drawn_die: np.ndarray
+    uno_missed: np.ndarray
+    jump_ask: np.ndarray
+    jump_from: np.ndarray
+    dealer: np.ndarray
+    round: np.ndarray
+    turns: np.ndarray
+    done: np.ndarray
+    winner: np.ndarray
+    draw_n: np.ndarray
+    disc_n: np.ndarray
+    cont: np.ndarray
+    last_player: np.ndarray
+    round_points: np.ndarray
+    match_winner: np.ndarray
+    flips: np.ndarray
+    played: np.ndarray
+    hand_n: np.ndarray
+    called: np.ndarray
+    scores: np.ndarray
+    hand: np.ndarray
+    disc_count: np.ndarray
+    draw: np.ndarray
+    disc: np.ndarray
+    die_loc: np.ndarray
+    die_face: np.ndarray
+    shown_from: np.ndarray
+    shown_to: np.ndarray
+    shown_hand: np.ndarray
+    wd_die: np.ndarray
+    wd_prev_die: np.ndarray
+    wd_prev_face: np.ndarray
+    wd_prev_colour: np.ndarray
+    # generated-types:end batch-view
 
     def __init__(self, rows: np.ndarray):
         if rows.ndim != 2 or rows.shape[1] != STATE_LEN:

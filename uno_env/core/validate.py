@@ -6,7 +6,7 @@ and name the game and the field that is wrong.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -51,6 +51,7 @@ def range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
     nd = game.dice.shape[0] if game.name == "dice" else 0
     bad = np.zeros(states.shape[0], dtype=bool)
     first = ""
+    checks: list[tuple[str, Any, Any]]
     checks = [(f"{name} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == L.S_DIR else ""), states[:, col],
                (states[:, col] < lo) | (states[:, col] > hi) | ((states[:, col] == 0) if col == L.S_DIR else False))
               for name, col, lo, hi in field_ranges(game)]

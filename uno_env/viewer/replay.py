@@ -41,7 +41,8 @@ def replay_frames(record: GameRecord | Mapping[str, Any], seat: int | None = Non
             yield None, view
             continue
         actor = step.env.possible_agents.index(step.agent)
-        entry: dict[str, Any] = {"seat": actor, "text": action_text(game, actor, step.action, seat, step.action_name)}
+        text = action_text(game, actor, int(step.action or 0), seat, step.action_name)
+        entry: dict[str, Any] = {"seat": actor, "text": text}
         if seat is None:
             entry["action"] = step.action
         yield entry, view

@@ -36,6 +36,17 @@ class _LoggedAgent:
         self.log.append((self.seat, action))
         return action
 
+    @property
+    def needs_state(self) -> bool:
+        """Whether the wrapped agent searches from the game state (``ismcts``)."""
+        return bool(getattr(self.agent, "needs_state", False))
+
+    def act_from_state(self, state):
+        """Forward to a searching agent's ``act_from_state`` and log the choice."""
+        action = int(self.agent.act_from_state(state))
+        self.log.append((self.seat, action))
+        return action
+
     def reset(self, seed=None):
         reset = getattr(self.agent, "reset", None)
         if callable(reset):
@@ -68,7 +79,7 @@ class PlaySession:
         self.env = UnoGymEnv(game, num_players=num_players, rules=self.game.rules, opponents=agents,
                              learner_seat=seat, illegal_action="raise")
         self.seat = seat
-        self.names = [str(getattr(a, "name", a)) for a in agents]
+        self.names: list[str | None] = [str(getattr(a, "name", a)) for a in agents]
         self.names.insert(seat, None)  # the page labels this seat "you"
         self._seed = random.SystemRandom().randrange(2**31) if seed is None else int(seed)
         self._games = 0

@@ -1,0 +1,135 @@
+"""Speed of the ``ismcts`` search beside the plain simulator, per core, from one run.
+
+For each game at 2 and 4 players this prints:
+
+* the plain simulator: decisions/s of the compiled core playing whole games on one core with each rollout policy
+  (``random``, ``greedy``, ``heuristic``; legal mask + policy + step per decision, no observations);
+* inside the search: simulated decisions/s (every decision a simulation takes in the tree and in its rollout,
+  determinization included) and simulations/s, at the agent's default budget and rollout;
+* the time per decision at the default budget (mean and 95th percentile over the decisions of ``--games`` games
+  that the ``ismcts`` agent plays against ``heuristic``; decisions with one legal action take no search and are
+  left out).
+
+Speeds are per CPU second of this process (``time.process_time``; the search runs on one thread), so that a
+shared machine's other load slows the wall clock but not the figures much; the wall-clock time per decision is
+printed too, with the load average.
+
+    python benchmarks/bench_search.py [--games 3] [--steps 2000000] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+from uno_env.agents.heuristic import HeuristicAgent
+from uno_env.agents.ismcts import DEFAULT_ROLLOUT, DEFAULT_SIMS, ISMCTSAgent
+from uno_env.config import make_rules
+from uno_env.core import engine as E
+from uno_env.core import search as S
+from uno_env.core.game import Game
+from uno_env.core.layout import MAX_PLAYERS
+from uno_env.core.observe import observe_one
+from uno_env.vector import game_seed
+
+GAMES = ("classic", "pocket", "dice")
+
+
+def plain_speed(g: Game, policy: int, steps: int) -> float:
+    """Decisions per CPU second of whole games played by a compiled rollout policy (no search)."""
+    states, rngs = g.new_states(1)
+    st, rng = states[0], rngs[0]
+    E.reset_one(st, rng, g.cfg, g.spec, g.dice, game_seed(1))
+    mask = np.zeros(g.num_actions, np.int8)
+    rew = np.zeros(MAX_PLAYERS, np.float32)
+    score = np.zeros(g.num_actions, np.float64)
+    colours = np.zeros(5, np.int64)
+    prng = np.ones(1, np.uint64)
+    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, 1000, mask, rew, score, colours, prng)  # compile
+    t0 = time.process_time()
+    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, steps, mask, rew, score, colours, prng)
+    return steps / (time.process_time() - t0)
+
+
+def search_speed(g: Game, games: int) -> dict[str, float]:
+    """The default ismcts against heuristic for ``games`` games: per-decision times and simulated decisions/s."""
+    n = g.num_players
+    searcher = ISMCTSAgent(g, seed=0)
+    other = HeuristicAgent(g, seed=0)
+    mask = np.zeros(g.num_actions, np.int8)
+    rew = np.zeros(MAX_PLAYERS, np.float32)
+    obs = np.zeros(g.obs_dim, np.float32)
+    cpu, wall, decisions, sims = [], [], 0, 0
+    for i in range(games):
+        states, rngs = g.new_states(1)
+        st, rng = states[0], rngs[0]
+        E.reset_one(st, rng, g.cfg, g.spec, g.dice, game_seed(100 + i))
+        me = i % n
+        while st[E.S_DONE] == 0:
+            seat = int(st[E.S_CUR])
+            E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
+            if seat == me:
+                c0, w0 = time.process_time(), time.perf_counter()
+                a = searcher.act_from_state(st)
+                c1, w1 = time.process_time(), time.perf_counter()
+                info = searcher.last_search
+                if info["simulations"]:
+                    cpu.append(c1 - c0)
+                    wall.append(w1 - w0)
+                    decisions += info["decisions"]
+                    sims += info["simulations"]
+            else:
+                observe_one(st, g.cfg, g.spec, g.obs_offsets, seat, obs)
+                a = other.act(obs, mask.copy())
+            E.step_one(st, rng, g.cfg, g.spec, g.dice, a, mask, rew)
+    total = sum(cpu)
+    return {
+        "searches": len(cpu),
+        "sim_decisions_per_cpu_s": decisions / total,
+        "sims_per_cpu_s": sims / total,
+        "decisions_per_sim": decisions / max(sims, 1),
+        "ms_per_decision_cpu": 1000 * total / len(cpu),
+        "ms_per_decision_cpu_p95": 1000 * float(np.percentile(cpu, 95)),
+        "ms_per_decision_wall": 1000 * sum(wall) / len(wall),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=3, help="games of ismcts vs heuristic per config (default 3)")
+    ap.add_argument("--steps", type=int, default=2_000_000, help="decisions per plain-simulator measurement")
+    ap.add_argument("--json", default=None, help="also write the results as JSON here")
+    args = ap.parse_args()
+    load = os.getloadavg()
+    print(f"ismcts default budget: {DEFAULT_SIMS} simulations, rollout {DEFAULT_ROLLOUT}; "
+          f"speeds per CPU second of one core; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
+          f"{os.cpu_count()} CPUs")
+    head = (f"{'game':<8}{'n':>3}  {'plain random':>13}{'plain greedy':>13}{'plain heur.':>13}  "
+            f"{'search dec/s':>13}{'sims/s':>9}{'dec/sim':>8}  {'ms/decision':>11}{'p95':>7}{'wall':>7}")
+    print(head)
+    print("-" * len(head))
+    rows = []
+    for name in GAMES:
+        for n in (2, 4):
+            g = Game(make_rules(name, n, None))
+            plain = {p: plain_speed(g, i, args.steps) for i, p in enumerate(S.ROLLOUTS)}
+            s = search_speed(g, args.games)
+            rows.append({"game": name, "num_players": n, "plain_decisions_per_cpu_s": plain, **s})
+            print(f"{name:<8}{n:>3}  {plain['random']:>13,.0f}{plain['greedy']:>13,.0f}{plain['heuristic']:>13,.0f}  "
+                  f"{s['sim_decisions_per_cpu_s']:>13,.0f}{s['sims_per_cpu_s']:>9,.0f}{s['decisions_per_sim']:>8.1f}  "
+                  f"{s['ms_per_decision_cpu']:>11.1f}{s['ms_per_decision_cpu_p95']:>7.1f}"
+                  f"{s['ms_per_decision_wall']:>7.1f}", flush=True)
+    load_after = os.getloadavg()
+    print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump({"default_sims": DEFAULT_SIMS, "default_rollout": DEFAULT_ROLLOUT, "load_before": load,
+                       "load_after": load_after, "rows": rows}, fh, indent=2)
+            fh.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,384 @@
+"""Determinization and the ``ismcts`` agent: samples match the seat's view, spread the unseen cards uniformly and
+never read hidden information; the search plays only legal actions, reproducibly, within its budget."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.stats import chisquare
+
+from uno_env.agents.ismcts import ISMCTSAgent
+from uno_env.agents.registry import UnknownAgentError, load_agent, parse_agent_spec
+from uno_env.config import make_rules
+from uno_env.core import engine as E
+from uno_env.core.determinize import SAMPLE_INCONSISTENT, SAMPLE_OK, determinize
+from uno_env.core.game import Game
+from uno_env.core.invariants import check_state
+from uno_env.core.layout import MAX_ITEMS, MAX_KINDS, MAX_PLAYERS, PHASE_NAMES
+from uno_env.core.observe import observe_one
+from uno_env.vector import game_seed
+
+HOUSE = {"stacking": "any", "seven_zero": True, "jump_in": True}
+#: rule sets that between them reach every phase of every game
+CONFIGS = [("classic", 2, None), ("classic", 4, None), ("classic", 3, HOUSE), ("classic", 2, "rlcard"),
+           ("pocket", 2, None), ("pocket", 5, HOUSE), ("dice", 2, None), ("dice", 4, None),
+           ("dice", 3, {"dice_wd4_bluff": True})]
+
+
+def _game(name, n, rules=None):
+    return Game(make_rules(name, n, rules))
+
+
+def _new(g, seed):
+    states, rngs = g.new_states(1)
+    E.reset_one(states[0], rngs[0], g.cfg, g.spec, g.dice, game_seed(seed))
+    return states[0], rngs[0]
+
+
+def _random_states(g, seeds, steps, rng):
+    """(state, prng) copies along random play."""
+    mask = np.zeros(g.num_actions, np.int8)
+    rew = np.zeros(MAX_PLAYERS, np.float32)
+    for seed in seeds:
+        st, r = _new(g, seed)
+        for _ in range(steps):
+            if st[E.S_DONE]:
+                break
+            yield st.copy(), r.copy()
+            E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
+            a = int(rng.choice(np.flatnonzero(mask)))
+            assert E.step_one(st, r, g.cfg, g.spec, g.dice, a, mask, rew) == 0
+
+
+def _sample(g, st, seat, word):
+    out = np.zeros_like(st)
+    out_rng = np.zeros(1, np.uint64)
+    pool = np.zeros(MAX_ITEMS, np.int32)
+    assert determinize(st, g.cfg, g.spec, seat, out, out_rng, word, pool) == SAMPLE_OK
+    return out, out_rng
+
+
+def _view(g, st, seat):
+    obs = np.zeros(g.obs_dim, np.float32)
+    observe_one(st, g.cfg, g.spec, g.obs_offsets, seat, obs)
+    mask = np.zeros(g.num_actions, np.int8)
+    if st[E.S_CUR] == seat:
+        E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
+    return obs, mask
+
+
+# ---------------------------------------------------------------------------------------------- determinization
+def test_a_sample_looks_the_same_to_its_seat_in_every_phase_of_every_game():
+    rng = np.random.default_rng(5)
+    word = np.ones(1, np.uint64)
+    phases: dict[str, set[str]] = {}
+    for name, n, rules in CONFIGS:
+        g = _game(name, n, rules)
+        for st, r in _random_states(g, range(3), 150, rng):
+            phases.setdefault(name, set()).add(PHASE_NAMES[st[E.S_PHASE]])
+            for seat in range(n):
+                s, s_rng = _sample(g, st, seat, word)
+                assert check_state(s, g.cfg, g.spec, g.dice) == 0
+                obs, mask = _view(g, st, seat)
+                s_obs, s_mask = _view(g, s, seat)
+                assert np.array_equal(obs, s_obs), (name, n, rules, seat, PHASE_NAMES[st[E.S_PHASE]])
+                assert np.array_equal(mask, s_mask), (name, n, rules, seat, PHASE_NAMES[st[E.S_PHASE]])
+                assert s_rng[0] != r[0]  # the PRNG (the future deck order, the future rolls) is redrawn
+    every = set(PHASE_NAMES) - {"over"}
+    card = every - {"rerolled"}
+    assert phases["classic"] >= card - {"give"}
+    assert phases["pocket"] >= {"turn", "choose colour", "drawn", "pending draw", "give", "swap", "jump-in"}
+    assert phases["dice"] >= {"turn", "choose colour", "rerolled", "drawn", "pending draw"}
+
+
+def test_a_sample_reads_nothing_the_seat_cannot_see():
+    """States that differ only in hidden information (an opponent's cards, the draw pile's order, the PRNG, a
+    bluff flag) give the very same sample from the same stream."""
+    rng = np.random.default_rng(11)
+    for name, n, rules in [("classic", 2, None), ("classic", 3, HOUSE), ("pocket", 4, None)]:
+        g = _game(name, n, rules)
+        k = g.num_kinds
+        for st, _ in _random_states(g, range(2), 80, rng):
+            seat = int(st[E.S_CUR])
+            other = (seat + 1) % n
+            alt = st.copy()
+            draw_n = alt[E.S_DRAW_N]
+            hand = alt[E.O_HAND + other * MAX_KINDS: E.O_HAND + other * MAX_KINDS + k]
+            if draw_n and hand.sum() and not (st[E.S_PHASE] == E.PH_DRAWN):
+                # swap one of the opponent's cards with one of the draw pile
+                kind = int(np.flatnonzero(hand)[0])
+                j = int(rng.integers(draw_n))
+                hand[kind] -= 1
+                hand[alt[E.O_DRAW + j]] += 1
+                alt[E.O_DRAW + j] = kind
+            alt[E.O_DRAW: E.O_DRAW + draw_n] = rng.permutation(alt[E.O_DRAW: E.O_DRAW + draw_n])
+            alt[E.S_WD_GUILTY] = 1 - alt[E.S_WD_GUILTY] if alt[E.S_WD_PLAYER] not in (-1, seat) else alt[E.S_WD_GUILTY]
+            a, _ = _sample(g, st, seat, np.full(1, 99, np.uint64))
+            b, _ = _sample(g, alt, seat, np.full(1, 99, np.uint64))
+            assert np.array_equal(a, b), (name, PHASE_NAMES[st[E.S_PHASE]])
+
+
+def _hidden_counts(g, samples, seat, other):
+    k = g.num_kinds
+    hand = np.zeros(k)
+    top = np.zeros(k)
+    for s in samples:
+        hand += s[E.O_HAND + other * MAX_KINDS: E.O_HAND + other * MAX_KINDS + k]
+        top[s[E.O_DRAW + s[E.S_DRAW_N] - 1]] += 1
+    return hand, top
+
+
+def _chi2_pvalues(hand, top, expected_hand, expected_top):
+    keep = expected_hand > 0
+    p_hand = chisquare(hand[keep], expected_hand[keep]).pvalue
+    p_top = chisquare(top[keep], expected_top[keep] * top.sum() / expected_top[keep].sum()).pvalue
+    return p_hand, p_top
+
+
+def test_unseen_cards_are_spread_uniformly_and_a_biased_sampler_is_caught():
+    g = _game("classic", 2)
+    st, _ = _new(g, 3)
+    seat, other = 0, 1
+    k = g.num_kinds
+    unseen = (g.spec[:, 3] - st[E.O_HAND: E.O_HAND + k] - st[E.O_DISC_COUNT: E.O_DISC_COUNT + k]).astype(float)
+    m = unseen.sum()
+    h = st[E.O_HAND_N + other]
+    n_samples = 6000
+    word = np.full(1, 2024, np.uint64)
+    samples = [_sample(g, st, seat, word)[0] for _ in range(n_samples)]
+    hand, top = _hidden_counts(g, samples, seat, other)
+    p_hand, p_top = _chi2_pvalues(hand, top, n_samples * h * unseen / m, n_samples * unseen / m)
+    assert p_hand > 0.001 and p_top > 0.001, (p_hand, p_top)
+    # the same test on a sampler that slips a wild into the hidden hand one time in ten must fail
+    wilds = [kind for kind in range(k) if g.spec[kind, 0] == 4]
+    rng = np.random.default_rng(0)
+    biased = []
+    for s in samples:
+        s = s.copy()
+        base = E.O_HAND + other * MAX_KINDS
+        pile = s[E.O_DRAW: E.O_DRAW + s[E.S_DRAW_N]]
+        at = np.flatnonzero(np.isin(pile, wilds))
+        if rng.random() < 0.1 and at.size:
+            give = int(np.flatnonzero(s[base: base + k])[0])
+            s[base + give] -= 1
+            s[base + pile[at[0]]] += 1
+            pile[at[0]] = give
+        biased.append(s)
+    hand_b, top_b = _hidden_counts(g, biased, seat, other)
+    p_hand_b, _ = _chi2_pvalues(hand_b, top_b, n_samples * h * unseen / m, n_samples * unseen / m)
+    assert p_hand_b < 1e-6, p_hand_b
+
+
+def test_a_hand_shown_at_a_challenge_stays_in_the_sample():
+    """The challenger saw the challenged hand (seeds 000, 003): while it sees it, every sample deals it that hand."""
+    g = _game("classic", 3)
+    st, _ = _new(g, 6)
+    k = g.num_kinds
+    real = st[E.O_HAND + 1 * MAX_KINDS: E.O_HAND + 1 * MAX_KINDS + k].copy()
+    st[E.S_SHOWN_FROM], st[E.S_SHOWN_TO] = 1, 0
+    st[E.O_SHOWN_HAND: E.O_SHOWN_HAND + k] = real
+    word = np.full(1, 5, np.uint64)
+    for _ in range(50):
+        s, _ = _sample(g, st, 0, word)
+        assert np.array_equal(s[E.O_HAND + MAX_KINDS: E.O_HAND + MAX_KINDS + k], real)
+    # seat 2 did not see it: its samples redeal seat 1's hand
+    seen = {tuple(_sample(g, st, 2, word)[0][E.O_HAND + MAX_KINDS: E.O_HAND + MAX_KINDS + k]) for _ in range(20)}
+    assert len(seen) > 1
+
+
+def test_inconsistent_public_counts_are_refused():
+    g = _game("classic", 2)
+    st, _ = _new(g, 1)
+    st[E.S_DRAW_N] -= 1  # one card fewer than the public counts need
+    out = np.zeros_like(st)
+    assert determinize(st, g.cfg, g.spec, 0, out, np.zeros(1, np.uint64), np.ones(1, np.uint64),
+                       np.zeros(MAX_ITEMS, np.int32)) == SAMPLE_INCONSISTENT
+
+
+# ---------------------------------------------------------------------------------------------- the agent
+def _play_with(g, agents_by_seat, seed):
+    st, r = _new(g, seed)
+    mask = np.zeros(g.num_actions, np.int8)
+    rew = np.zeros(MAX_PLAYERS, np.float32)
+    actions, phases = [], set()
+    while not st[E.S_DONE]:
+        seat = int(st[E.S_CUR])
+        phases.add(PHASE_NAMES[st[E.S_PHASE]])
+        a = agents_by_seat[seat].act_from_state(st)
+        assert E.step_one(st, r, g.cfg, g.spec, g.dice, a, mask, rew) == 0, PHASE_NAMES[st[E.S_PHASE]]
+        actions.append(a)
+    return actions, phases
+
+
+def test_search_plays_only_legal_actions_in_every_phase():
+    seen: dict[str, set[str]] = {}
+    for name, n, rules in CONFIGS:
+        g = _game(name, n, rules)
+        agents = [ISMCTSAgent(g, seed=s, sims=6, rollout=("random", "greedy", "heuristic")[s % 3]) for s in range(n)]
+        for seed in range(2):
+            _, phases = _play_with(g, agents, seed)
+            seen.setdefault(name, set()).update(phases)
+    assert seen["classic"] >= {"turn", "choose colour", "drawn", "pending draw", "swap", "jump-in"}
+    assert seen["pocket"] >= {"turn", "choose colour", "drawn", "pending draw", "give"}
+    assert seen["dice"] >= {"turn", "rerolled", "choose colour"}
+
+
+def test_search_is_reproducible_from_its_seed():
+    g = _game("classic", 3, HOUSE)
+    runs = [_play_with(g, [ISMCTSAgent(g, seed=10 + s, sims=20) for s in range(3)], 4)[0] for _ in range(2)]
+    assert runs[0] == runs[1]
+    other = _play_with(g, [ISMCTSAgent(g, seed=20 + s, sims=20) for s in range(3)], 4)[0]
+    assert other != runs[0]
+
+
+def test_search_decisions_do_not_depend_on_hidden_information():
+    g = _game("classic", 2)
+    st, _ = _new(g, 8)
+    alt = st.copy()
+    k = g.num_kinds
+    hand = alt[E.O_HAND + MAX_KINDS: E.O_HAND + MAX_KINDS + k]
+    kind = int(np.flatnonzero(hand)[0])
+    hand[kind] -= 1
+    hand[alt[E.O_DRAW]] += 1
+    alt[E.O_DRAW] = kind
+    alt[E.O_DRAW: E.O_DRAW + alt[E.S_DRAW_N]] = alt[E.O_DRAW: E.O_DRAW + alt[E.S_DRAW_N]][::-1]
+    a, b = ISMCTSAgent(g, seed=3, sims=300), ISMCTSAgent(g, seed=3, sims=300)
+    assert a.act_from_state(st) == b.act_from_state(alt)
+    assert a.last_search["visits"] == b.last_search["visits"]
+
+
+def test_budget_is_respected():
+    g = _game("classic", 2)
+    st, _ = _new(g, 2)
+    ag = ISMCTSAgent(g, seed=0, sims=123)
+    ag.act_from_state(st)
+    assert ag.last_search["simulations"] == 123
+    assert sum(ag.last_search["visits"].values()) == 123
+    timed = ISMCTSAgent(g, seed=0, ms=30)
+    timed.act_from_state(st)  # compiles nothing new; measure the second decision
+    timed.act_from_state(st)
+    info = timed.last_search
+    assert info["simulations"] >= 16
+    assert info["seconds"] < 0.030 + 0.25, info["seconds"]  # one batch of 16 simulations past the deadline at most
+
+
+def test_one_legal_action_is_taken_without_searching():
+    g = _game("classic", 2)
+    st, _ = _new(g, 2)
+    st[E.S_PHASE] = E.PH_COLOUR  # four actions; make it a pending draw two with no stacking: accept only
+    st[E.S_PHASE] = E.PH_PENDING
+    st[E.S_PENDING] = 2
+    st[E.S_PENDING_SYM] = 12
+    ag = ISMCTSAgent(g, seed=0, sims=50)
+    assert ag.act_from_state(st) == g.action_id("accept")
+    assert ag.last_search["simulations"] == 0
+
+
+def test_agent_input_errors_are_clear():
+    g = _game("classic", 2)
+    ag = ISMCTSAgent(g, seed=0)
+    with pytest.raises(TypeError, match="act_from_state"):
+        ag.act(np.zeros(g.obs_dim, np.float32), np.ones(g.num_actions, np.int8))
+    with pytest.raises(ValueError, match="int32 state row"):
+        ag.act_from_state(np.zeros(5, np.int32))
+    st, _ = _new(g, 0)
+    bad = st.copy()
+    bad[E.O_HAND_N] += 1
+    with pytest.raises(ValueError, match="invariant"):
+        ag.act_from_state(bad)
+    with pytest.raises(ValueError, match="not the seat to act"):
+        ag.act_from_state(st, seat=1)
+    for kwargs, field in [({"sims": 0}, "sims"), ({"sims": 2.5}, "sims"), ({"ms": -1}, "ms"), ({"c": "x"}, "c"),
+                          ({"rollout": "smart"}, "rollout"), ({"sims": 5, "ms": 5}, "not both")]:
+        with pytest.raises(ValueError, match=field):
+            ISMCTSAgent(g, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------- agent arguments
+def test_agent_arguments_from_the_command_line():
+    assert parse_agent_spec("ismcts:sims=400,rollout=greedy") == ("ismcts", {"sims": 400, "rollout": "greedy"})
+    assert parse_agent_spec("ismcts:ms=12.5, c=1") == ("ismcts", {"ms": 12.5, "c": 1})
+    assert parse_agent_spec("heuristic") == ("heuristic", {})
+    ag = load_agent("ismcts:sims=40,rollout=random", "dice", seed=1)
+    assert (ag.sims, ag.rollout) == (40, "random")
+    for spec, words in [("ismcts:depth=3", ["unknown argument 'depth'", "sims", "rollout"]),
+                        ("ismcts:sims=-4", ["sims", "out of range"]),
+                        ("ismcts:rollout=smart", ["rollout", "random, greedy, heuristic"]),
+                        ("ismcts:sims", ["key=value"]),
+                        ("ismcts:sims=1,sims=2", ["twice"]),
+                        ("ismcts:horizon=-1", ["horizon", "0..100000"]),
+                        ("heuristic:x=1", ["takes no arguments"])]:
+        with pytest.raises(UnknownAgentError) as err:
+            load_agent(spec, "classic")
+        for w in words:
+            assert w in str(err.value), (spec, str(err.value))
+
+
+# ---------------------------------------------------------------------------------------------- the shells
+PLAYER_COUNTS = {"classic": range(2, 11), "pocket": range(2, 6), "dice": range(2, 5)}
+
+
+@pytest.mark.parametrize("name,n", [(g, n) for g, ns in PLAYER_COUNTS.items() for n in ns])
+def test_tiny_budget_smoke_in_the_arena(name, n):
+    from uno_env.training.evaluate import run_arena
+
+    res = run_arena(["ismcts:sims=3", "random"], game=name, num_players=n, games=2, seed=1)
+    assert res.games == 2 and sum(s.games for s in res.agents) == 4
+
+
+def test_arena_with_ismcts_is_worker_independent():
+    from uno_env.training.evaluate import run_arena
+
+    kw = dict(game="classic", num_players=2, games=8, seed=3, chunk=2)
+    one = run_arena(["ismcts:sims=10", "heuristic"], **kw)
+    two = run_arena(["ismcts:sims=10", "heuristic"], workers=2, **kw)
+    assert one.to_dict() == two.to_dict()
+
+
+def test_ismcts_as_a_gymnasium_opponent():
+    import gymnasium
+
+    import uno_env  # noqa: F401 - registers the ids
+
+    env = gymnasium.make("uno_env/Pocket-v0", opponents="ismcts:sims=5", num_players=3)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, r, term, trunc, info = env.step(a)
+        done = term or trunc
+    env2 = gymnasium.make("uno_env/Pocket-v0", opponents="ismcts:sims=5", num_players=3)
+    _, info2 = env2.reset(seed=0)
+    _, info = env.reset(seed=0)
+    assert np.array_equal(info["action_mask"], info2["action_mask"])
+
+
+def test_ismcts_in_uno_env_play():
+    import io
+
+    from uno_env.agents.human import play_cli as play
+
+    out = io.StringIO()
+    moves = io.StringIO("\n".join(["draw", "keep drawn card"] * 200))
+    code = play(game="classic", opponents="ismcts:sims=5", seed=2, input_stream=moves, output_stream=out)
+    assert code == 0
+    assert "(ismcts:sims=5)" in out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------- strength (slow)
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["classic", "pocket", "dice"])
+def test_ismcts_beats_random(name):
+    from uno_env.training.evaluate import run_arena
+
+    res = run_arena(["ismcts", "random"], game=name, num_players=2, games=100, seed=0, workers=2)
+    assert res.agents[0].ci[0] > 0.8, (name, res.agents[0].to_dict())
+
+
+@pytest.mark.slow
+def test_ismcts_beats_heuristic_in_dice():
+    """UNO Dice hides only the future rolls, so the search sees the whole table: it beats the heuristic."""
+    from uno_env.training.evaluate import run_arena
+
+    res = run_arena(["ismcts", "heuristic"], game="dice", num_players=2, games=160, seed=0, workers=2)
+    assert res.agents[0].ci[0] > 0.5, res.agents[0].to_dict()

@@ -1,0 +1,172 @@
+"""Determinization: a full game state drawn from what one seat knows (compiled).
+
+A search that plays games forward must not read what its seat cannot see.  :func:`determinize` copies a real
+state and redraws everything hidden from ``seat``, so that every state it returns is equally consistent with
+that seat's information; the search then reads only such samples (as OpenSpiel's ``ResampleFromInfostate``).
+
+What the seat knows and the sample keeps:
+
+* its own hand; every seat's hand size and UNO call; the discard pile (every card on it was played face up,
+  in that order); the draw pile's size; scores, direction, phase, seat to act, the pending penalty;
+* UNO Dice: everything on the table (every die's place and face: the hands are public, the bag is a set).
+
+What is hidden and redrawn:
+
+* card games: the other hands and the order of the draw pile.  The unseen cards (the deck minus the seat's own
+  hand minus the discard pile) are shuffled and dealt to the other seats, each up to its public hand size; the
+  rest, in that shuffled order, is the draw pile.  Every assignment of the unseen cards that fits the hand
+  sizes is equally likely (tests: a chi-square test on the spread of the unseen cards);
+* whether a pending Wild Draw Four / Wild Draw 2 of another seat was a bluff: recomputed from that seat's
+  sampled hand and the card under the wild (a Wild under it named a colour the state does not keep: drawn
+  uniformly);
+* another seat's drawn card (phase ``drawn``): a playable card of the sampled pile;
+* the PRNG word: the real one would replay the real future draws (and, in UNO Dice, the real future rolls), so
+  the sample gets a fresh word drawn from the caller's stream.
+
+* a hand shown to the seat at a challenge (the ``shown_*`` fields, while the seat still sees it): that seat's
+  sampled hand holds every shown card, and only its other cards are drawn from the unseen ones.
+
+Not used (documented gaps): what a seat learned privately beyond the observation (the hand it gave away by a
+``seven_zero`` swap or a Wild Dip Into Deck give); a sample treats those cards as unseen.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from . import common as U
+from . import matching, wilds
+from ._cache import rule_sources, track_dependencies
+from .cards import COL_COLOUR, COL_COUNT, NO_COLOUR
+from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
+
+track_dependencies(__file__, rule_sources())
+
+# return codes of determinize
+SAMPLE_OK = 0
+SAMPLE_INCONSISTENT = 1  # the public counts do not add up (a hand-edited state): nothing written
+
+
+@njit(cache=True)
+def unseen_counts(st, cfg, spec, seat, out):
+    """``out[kind]`` = copies of ``kind`` that ``seat`` cannot see (card games); returns their total, or -1 when a
+    count is negative (the state holds more copies than the deck)."""
+    total = 0
+    for kind in range(cfg[C_K]):
+        c = spec[kind, COL_COUNT] - st[U.hand_at(seat, kind)] - st[O_DISC_COUNT + kind]
+        if c < 0:
+            return -1
+        out[kind] = c
+        total += c
+    return total
+
+
+@njit(cache=True)
+def _guilt(out, cfg, spec, rng):
+    """Whether the pending restricted wild of ``out[S_WD_PLAYER]`` was a bluff, judged on its sampled hand."""
+    player = out[S_WD_PLAYER]
+    if out[S_DISC_N] < 2:
+        return 0
+    under = out[O_DISC + out[S_DISC_N] - 2]
+    top, colour = out[S_TOP], out[S_COLOUR]
+    out[S_TOP] = under
+    under_colour = spec[under, COL_COLOUR]
+    out[S_COLOUR] = under_colour if under_colour != NO_COLOUR else U.below(rng, 4)
+    legal = wilds.restricted_wild_legal(out, cfg, spec, player)
+    out[S_TOP], out[S_COLOUR] = top, colour
+    return 0 if legal else 1
+
+
+@njit(cache=True)
+def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
+    """Write into ``out`` (and ``out_rng``) a state drawn uniformly among those ``seat`` cannot tell from ``st``.
+
+    ``rng`` is the caller's PRNG word (uint64 array of 1): it supplies the shuffle and the sample's fresh PRNG
+    word.  ``pool`` is int32 scratch of length MAX_ITEMS.  Returns SAMPLE_OK, or SAMPLE_INCONSISTENT when the
+    state's public counts cannot be met (then ``out`` is a plain copy and must not be used).
+    """
+    out[:] = st[:]
+    out_rng[0] = U.next_u64(rng)
+    if cfg[C_GAME] == GAME_DICE:
+        return SAMPLE_OK  # every die on the table is public; only the future rolls (the PRNG) were hidden
+    k = cfg[C_K]
+    n = cfg[C_NP]
+    m = 0
+    for kind in range(k):
+        c = spec[kind, COL_COUNT] - st[U.hand_at(seat, kind)] - st[O_DISC_COUNT + kind]
+        if c < 0 or m + c > pool.shape[0]:
+            return SAMPLE_INCONSISTENT
+        for _ in range(c):
+            pool[m] = kind
+            m += 1
+    need = st[S_DRAW_N]
+    for s in range(n):
+        if s != seat:
+            need += st[O_HAND_N + s]
+    if need != m:
+        return SAMPLE_INCONSISTENT
+    for i in range(m - 1, 0, -1):  # Fisher-Yates with the caller's stream
+        j = U.below(rng, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    pos = 0
+    cur = st[S_CUR]
+    other_drew = st[S_PHASE] == PH_DRAWN and cur != seat and st[S_DRAWN] >= 0 and st[O_HAND_N + cur] > 0
+    # a hand shown to this seat at a challenge (until its next decision): those cards are that seat's for sure;
+    # take them out of the pool (it is shuffled, so removing the last matching copies keeps it uniform)
+    shown = st[S_SHOWN_FROM]
+    known = 0
+    shown_counts = np.zeros(MAX_KINDS, np.int32)
+    if st[S_SHOWN_TO] == seat and shown >= 0 and shown != seat and shown < n:
+        # (if the shown seat has played since, a shown card may be on the discard pile now: it is skipped)
+        for kind in range(k):
+            for _ in range(st[O_SHOWN_HAND + kind]):
+                at = -1
+                for i in range(m - 1, -1, -1):
+                    if pool[i] == kind:
+                        at = i
+                        break
+                if at < 0 or known >= st[O_HAND_N + shown]:
+                    continue
+                pool[at] = pool[m - 1]
+                m -= 1
+                known += 1
+                shown_counts[kind] += 1
+    else:
+        shown = -1
+    for s in range(n):
+        if s == seat:
+            continue
+        for kind in range(k):
+            out[U.hand_at(s, kind)] = 0
+        take = st[O_HAND_N + s]
+        if s == shown:
+            for kind in range(k):
+                out[U.hand_at(s, kind)] = shown_counts[kind]
+            take -= known
+        for _ in range(take):
+            out[U.hand_at(s, pool[pos])] += 1
+            pos += 1
+    for i in range(m - pos):
+        out[O_DRAW + i] = pool[pos + i]
+    for i in range(m - pos, MAX_ITEMS):  # stale slots past the pile's end keep old history of the real game
+        out[O_DRAW + i] = 0
+    if other_drew:
+        # the drawer's drawn card: one of its sampled cards that it could play now (any of them if none can)
+        pick = -1
+        seen = 0
+        for kind in range(k):
+            if out[U.hand_at(cur, kind)] > 0 and matching.matches(out, spec, kind):
+                seen += 1
+                if U.below(rng, seen) == 0:
+                    pick = kind
+        if pick < 0:
+            for kind in range(k):
+                if out[U.hand_at(cur, kind)] > 0:
+                    pick = kind
+                    break
+        out[S_DRAWN] = pick
+    if out[S_WD_PLAYER] >= 0 and out[S_WD_PLAYER] != seat:
+        out[S_WD_GUILTY] = _guilt(out, cfg, spec, rng) if st[S_PHASE] == PH_PENDING else 0
+    return SAMPLE_OK
