@@ -11,7 +11,7 @@ TORCH_PIN = torch==2.13.0
 RLLIB_STAMP = $(VENV)/.installed-rllib
 DOCS_STAMP = $(VENV)/.installed-docs
 
-.PHONY: venv test test-slow train bench docs clean
+.PHONY: venv test test-slow train train-all bench docs clean
 
 venv: $(STAMP)
 
@@ -51,7 +51,15 @@ test-slow: $(STAMP) $(RLLIB_STAMP)
 # a second `make train` continues the run in runs/classic_ppo (or, once finished, re-runs its final report)
 TRAIN_CONFIG = classic_ppo
 train: $(STAMP)
-	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/classic_ppo/checkpoints),--resume,)
+	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/$(TRAIN_CONFIG)/checkpoints),--resume,)
+
+# the shipped policies' runs, one after the other (each resumes where it stopped): 2-player classic, pocket and
+# dice, then 4-player classic; copy a run's policy.npz/.json to agents/policies/<game>_<n>p.* to ship it
+TRAIN_ALL = classic_ppo pocket_ppo dice_ppo classic4_ppo
+train-all: $(STAMP)
+	for c in $(TRAIN_ALL); do \
+		$(BIN)/uno-env train --config $$c $$(test -d runs/$$c/checkpoints && echo --resume) || exit 1; \
+	done
 
 bench: $(STAMP)
 	$(BIN)/pip install -e ".[bench]"

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from uno_env.core.baselines import HEURISTIC_WEIGHTS
 from uno_env.core.cards import (
     COL_COUNT,
     DRAW_ONE,
@@ -46,24 +47,8 @@ from uno_env.core.queries import PH_COLOUR, PH_DRAWN, PH_GIVE, PH_PENDING, PH_SW
 from .base import BaseAgent
 from .dice_heuristic import DiceHeuristicAgent
 
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "colour_count": 0.5,  # per card of the new colour left in hand after the play
-    "other_match": 0.3,  # per card left that matches the new top by number/symbol only
-    "points": 0.02,  # per point of the card shed
-    "wild_save": 8.0,  # penalty for a wild while a coloured card is playable
-    "wd_bonus": 6.0,  # a legal Wild Draw Four / Wild Draw 2: the next player draws (or draws 6 if it challenges)
-    "extra_turn": 3.0,  # 2 players: a Skip/Reverse/Draw card with a card to follow it
-    "aim": 6.0,  # the card hits a player close to going out
-    "aim_size": 2,  # "close to going out": at most this many cards
-    "feed_penalty": 6.0,  # the card hands the turn to a player close to going out
-    "draw_card_bonus": 1.5,  # per card a draw card makes its victim draw
-    "bluff_prior": 1.0,  # probability an opponent plays a Wild Draw card even when it is not legal
-    "challenge_threshold": 0.25,  # challenge when P(guilty) exceeds this
-    "colour_deny": 3.0,  # colour choice: times P(the player facing the colour can follow it)
-    "stuck": 1.0,  # 2 players: an extra-turn card with no card to follow it
-    "deny": 20.0,  # times P(the player facing the new top can follow it)
-    "deny_close": 1.0,  # ... increased by this factor when that player is close to going out
-}
+#: the weights (with what each one scores) live beside the compiled player that reads them too
+DEFAULT_WEIGHTS: dict[str, float] = HEURISTIC_WEIGHTS
 
 _DRAW_AMOUNT = {DRAW_TWO: 2, DRAW_ONE: 1, WILD_DRAW_FOUR: 4, WILD_DRAW_TWO: 2}
 _RESTRICTED = (WILD_DRAW_FOUR, WILD_DRAW_TWO)

@@ -72,12 +72,15 @@ class PolicyWeights:
         return x
 
 
-def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = None) -> None:
-    """Write ``pw`` as an ``.npz`` (``W0, b0, ... W{n}, b{n}`` and a JSON ``meta`` string), atomically."""
+def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = None,
+                 dtype: Any = np.float32) -> None:
+    """Write ``pw`` as an ``.npz`` (``W0, b0, ... W{n}, b{n}`` and a JSON ``meta`` string), atomically.
+
+    ``dtype=np.float16`` halves the file (the shipped policies); loading always gives float32."""
     arrays = {}
     for i, (w, b) in enumerate(zip(pw.weights, pw.biases)):
-        arrays[f"W{i}"] = np.asarray(w, dtype=np.float32)
-        arrays[f"b{i}"] = np.asarray(b, dtype=np.float32)
+        arrays[f"W{i}"] = np.asarray(w, dtype=dtype)
+        arrays[f"b{i}"] = np.asarray(b, dtype=dtype)
     info = {**(meta or {}), "activation": pw.activation, "obs_transform": pw.obs_transform,
             "include_mask": pw.include_mask, "layers": len(pw.weights)}
     tmp = path + ".tmp.npz"
@@ -85,11 +88,11 @@ def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = 
     os.replace(tmp, path)
 
 
-def save_policy_files(pw: PolicyWeights, path: str, meta: Mapping[str, Any]) -> str:
+def save_policy_files(pw: PolicyWeights, path: str, meta: Mapping[str, Any], dtype: Any = np.float32) -> str:
     """``<stem>.npz`` (weights + metadata) and ``<stem>.json`` (the metadata) for ``path`` (``.npz`` or a stem)."""
     stem = path[:-4] if path.endswith(".npz") else path
     info = {"format": POLICY_FORMAT, **meta}
-    save_weights(pw, stem + ".npz", info)
+    save_weights(pw, stem + ".npz", info, dtype)
     tmp = stem + ".json.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump({**info, "activation": pw.activation, "obs_transform": pw.obs_transform,

@@ -57,6 +57,12 @@ def _rlcard_rule(game, seed=None, **kw):
     return RLCardRuleAgent(game, seed=seed, **kw)
 
 
+def _ppo(game, seed=None, **kw):
+    from .ppo import make_ppo_agent
+
+    return make_ppo_agent(game, seed=seed, **kw)
+
+
 def _ismcts(game, seed=None, **kw):
     from .ismcts import ISMCTSAgent
 
@@ -75,6 +81,7 @@ BASELINES: dict[str, Callable[..., Any]] = {
     "greedy": _greedy,
     "heuristic": _heuristic,
     "rlcard-rule": _rlcard_rule,
+    "ppo": _ppo,
     "ismcts": _ismcts,
     "human": _human,
 }
@@ -142,7 +149,8 @@ def register_agent(name: str, factory: Callable[..., Any]) -> None:
 
 
 def make_agent(name: str, game: Any, seed: int | None = None, **kwargs: Any):
-    """A baseline by name (``random``, ``greedy``, ``heuristic``, ``human``) for ``game``."""
+    """A baseline by name (``random``, ``greedy``, ``heuristic``, ``rlcard-rule``, ``ppo``, ``human``) for
+    ``game``."""
     try:
         factory = BASELINES[name]
     except KeyError:

@@ -21,9 +21,10 @@ from uno_env.training.config import ConfigError, TrainConfig, config_from_dict, 
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "configs" / "train" / "smoke.yaml"
-# the MaskablePPO configs (configs/train/ also holds configs of other trainers, e.g. rllib_*.yaml)
+# the configs of `uno-env train` (MaskablePPO and batched_ppo; configs/train/ also holds rllib_*.yaml)
 CONFIGS = [ROOT / "configs" / "train" / f"{n}.yaml"
-           for n in ("classic_ppo", "classic_ppo_long", "pocket_ppo", "dice_ppo", "smoke")]
+           for n in ("classic_ppo", "classic_ppo_long", "pocket_ppo", "dice_ppo", "smoke", "classic_sb3",
+                     "classic4_ppo", "smoke_batched")]
 
 
 # ---------------------------------------------------------------------------------------------- config

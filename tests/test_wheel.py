@@ -42,6 +42,8 @@ USER_SCRIPT = textwrap.dedent('''
     assert load_rllib_config("rllib_classic").name == "rllib_classic"
     from importlib import resources
     assert resources.files("uno_env.configs").joinpath("rules", "classic_rlcard.yaml").is_file()
+    from uno_env.agents.ppo import shipped_policies  # package data: the policies folder comes with the wheel
+    assert isinstance(shipped_policies(), list)
     print("ok", steps)
 ''')
 

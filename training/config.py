@@ -121,8 +121,11 @@ class EnvConfig(GameConfig):
     # the learner's seat: a fixed seat, or "random" (drawn every episode)
     learner_seat: int | Literal["random"] = "random"
     # batched: uno_env.vector's SB3 VecEnv over the compiled core; subproc/dummy: SB3 VecEnvs over UnoGymEnv
+    # (algorithm batched_ppo always runs the batched simulator: set batched)
     vec_env: Literal["batched", "subproc", "dummy"] = "dummy"
     n_envs: int = field(default=16, metadata=_meta(min=1))
+    # threads of the batched simulator (0: its default, the CPUs this process may use); torch's are torch_threads
+    num_threads: int = field(default=0, metadata=_meta(min=0))
 
 
 @dataclass
@@ -135,6 +138,8 @@ class PolicyConfig:
     obs_transform: Literal["symlog", "none"] = "symlog"
     # also feed the legal-action mask to the network (it always masks the action distribution)
     include_mask: bool = True
+    # batched_ppo: actor and critic share the hidden layers (only their output layers differ)
+    shared_trunk: bool = False
 
 
 @dataclass
@@ -155,6 +160,10 @@ class PPOConfig:
     max_grad_norm: float = field(default=0.5, metadata=_meta(min_excl=0.0))
     target_kl: float | None = None
     normalize_advantage: bool = True
+    # batched_ppo, kickstarting: add kickstart_coef x cross-entropy to the heuristic's choice on the learner's own
+    # decisions, the weight falling linearly to 0 at kickstart_until x total_steps (0 = pure PPO)
+    kickstart_coef: float = field(default=0.0, metadata=_meta(min=0.0))
+    kickstart_until: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
 
 
 @dataclass
@@ -168,6 +177,9 @@ class OpponentConfig(PoolConfig):
     snapshot_every: int = field(default=100_000, metadata=_meta(min=1))
     # snapshots sample their actions from the policy (false) or take the most likely one (true)
     deterministic: bool = False
+    # fixed: the weights above; win_rate (batched_ppo): each member's weight is also scaled by the share of recent
+    # games the learner did not win against it, so the opponents that beat it are met more often
+    sampling: Literal["fixed", "win_rate"] = "fixed"
 
 
 @dataclass
@@ -469,7 +481,19 @@ def _validate(cfg: TrainConfig) -> None:
     opp = cfg.opponents
     if sum(opp.baselines.values()) <= 0:
         raise ConfigError("config key 'opponents.baselines': the weights add up to 0")
-    if env.vec_env == "batched" and (sum(1 for w in opp.baselines.values() if w > 0) != 1
+    if cfg.algorithm == "batched_ppo":
+        if env.vec_env != "batched":
+            raise ConfigError("config key 'env.vec_env': algorithm 'batched_ppo' runs the batched simulator; set "
+                              "'batched'")
+    elif cfg.ppo.kickstart_coef > 0:
+        raise ConfigError(f"config key 'ppo.kickstart_coef': kickstarting needs algorithm 'batched_ppo', not "
+                          f"{cfg.algorithm!r}")
+    elif cfg.policy.shared_trunk:
+        raise ConfigError(f"config key 'policy.shared_trunk': needs algorithm 'batched_ppo', not {cfg.algorithm!r}")
+    elif opp.sampling != "fixed":
+        raise ConfigError(f"config key 'opponents.sampling': 'win_rate' needs algorithm 'batched_ppo' (the "
+                          f"trainer that reports the games' results to the pool), not {cfg.algorithm!r}")
+    elif env.vec_env == "batched" and (sum(1 for w in opp.baselines.values() if w > 0) != 1
                                      or opp.selfplay_start < 1.0):
         raise ConfigError("config key 'env.vec_env': 'batched' (uno_env.vector) keeps one opponent per environment, "
                           "so it needs exactly one baseline in 'opponents.baselines' and "

@@ -31,7 +31,8 @@ class OpponentPool:
     """Baselines plus frozen snapshots of the learner; draws an opponent spec per seat per episode."""
 
     def __init__(self, baselines: Mapping[str, float], selfplay_prob: float = 0.5, latest_prob: float = 0.5,
-                 pool_size: int = 8, seed: int | None = None, baseline_prob: float | None = None):
+                 pool_size: int = 8, seed: int | None = None, baseline_prob: float | None = None,
+                 sampling: str = "fixed"):
         names = [n for n, w in baselines.items() if w > 0]
         if not names and baseline_prob is None:
             raise ValueError("the opponent pool needs at least one baseline with a positive weight")
@@ -46,6 +47,11 @@ class OpponentPool:
         self.snapshots: list[dict[str, Any]] = []  # {"name", "path", "step"}, oldest first
         self.selfplay_active = False
         self.rng: np.random.Generator | None = np.random.default_rng(seed)
+        if sampling not in ("fixed", "win_rate"):
+            raise ValueError(f"sampling must be 'fixed' or 'win_rate', got {sampling!r}")
+        # win_rate: each member's weight is scaled by how often it beats the learner (the trainer reports results)
+        self.track_results = sampling == "win_rate"
+        self.results: dict[str, list[float]] = {}  # spec -> [learner wins, games], decayed (recent games count)
 
     # -- pool -----------------------------------------------------------------------------------
     def add_snapshot(self, path: str, step: int, name: str | None = None) -> list[str]:
@@ -67,6 +73,12 @@ class OpponentPool:
         return self.rng
 
     def _snapshot(self, rng: np.random.Generator) -> str:
+        if self.track_results:
+            k = len(self.snapshots)
+            prior = np.full(k, (1.0 - self.latest_prob) / k)
+            prior[-1] += self.latest_prob
+            specs = [SNAPSHOT_PREFIX + s["path"] for s in self.snapshots]
+            return specs[self._weighted(rng, specs, prior)]
         if rng.random() < self.latest_prob:
             snap = self.snapshots[-1]
         else:
@@ -74,7 +86,43 @@ class OpponentPool:
         return SNAPSHOT_PREFIX + snap["path"]
 
     def _baseline(self, rng: np.random.Generator) -> str:
+        if self.track_results:
+            return self.baseline_names[self._weighted(rng, self.baseline_names, self.baseline_probs)]
         return self.baseline_names[int(rng.choice(len(self.baseline_names), p=self.baseline_probs))]
+
+    # -- results (sampling: win_rate) -------------------------------------------------------------
+    #: each recorded result shrinks the older ones by this factor: about the last 500 games against a member count
+    RESULT_DECAY = 0.998
+
+    def _weighted(self, rng: np.random.Generator, specs: list[str], prior: np.ndarray) -> int:
+        """Index of a member drawn with weight prior x (share of recent games the learner did not win against it)."""
+        w = np.asarray(prior, dtype=np.float64) * np.array([max(1.0 - self.learner_win_rate(s), 0.02) for s in specs])
+        return int(rng.choice(len(specs), p=w / w.sum()))
+
+    def learner_win_rate(self, spec: str) -> float:
+        """The learner's recent win rate against ``spec`` (0.5 before any game: Laplace's rule)."""
+        wins, games = self.results.get(spec, (0.0, 0.0))
+        return (wins + 1.0) / (games + 2.0)
+
+    def record_result(self, spec: str, learner_won: bool) -> None:
+        """One finished game of the learner against ``spec`` (a pool member sitting in one of its other seats)."""
+        r = self.results.setdefault(spec, [0.0, 0.0])
+        r[0] = r[0] * self.RESULT_DECAY + float(learner_won)
+        r[1] = r[1] * self.RESULT_DECAY + 1.0
+
+    def win_rates(self) -> dict[str, float]:
+        """The learner's recent win rate against each member it has played (names: baselines, snapshot names)."""
+        names = {SNAPSHOT_PREFIX + s["path"]: s["name"] for s in self.snapshots}
+        return {names.get(spec, spec): self.learner_win_rate(spec) for spec in self.results
+                if spec in names or spec in self.baseline_names}
+
+    def results_state(self) -> dict[str, list[float]]:
+        """The recorded results as plain data (saved with the trainer's checkpoint)."""
+        return {k: list(v) for k, v in self.results.items()}
+
+    def load_results(self, d: Mapping[str, Any]) -> None:
+        """Restore :meth:`results_state` output."""
+        self.results = {str(k): [float(v[0]), float(v[1])] for k, v in d.items()}
 
     def draw(self) -> str:
         """One opponent spec: a baseline name, ``snapshot:<path>`` or :data:`SELF`."""
@@ -115,10 +163,11 @@ class OpponentPool:
     def state_dict(self) -> dict[str, Any]:
         """The pool as plain data (snapshots, self-play flag, PRNG state) for a checkpoint."""
         return {"snapshots": [dict(s) for s in self.snapshots], "selfplay_active": self.selfplay_active,
-                "rng": self._generator().bit_generator.state}
+                "rng": self._generator().bit_generator.state, "results": self.results_state()}
 
     def load_state_dict(self, d: Mapping[str, Any]) -> None:
         """Restore the pool from :meth:`state_dict` output."""
         self.snapshots = [dict(s) for s in d["snapshots"]]
         self.selfplay_active = bool(d["selfplay_active"])
         self._generator().bit_generator.state = d["rng"]
+        self.load_results(d.get("results", {}))

@@ -58,7 +58,7 @@ def markdown_report(summary: Mapping[str, Any]) -> str:
     lines = [
         f"# Training report: {summary['name']}",
         "",
-        f"MaskablePPO on UNO **{env['game']}**, {n} players"
+        f"{_trainer(cfg)} on UNO **{env['game']}**, {n} players"
         + (f", rules `{env['rules']}`" if env.get("rules") else ", standard rules") + ".",
         "",
         "| | |",
@@ -191,3 +191,9 @@ def write_report(run_dir: str, summary: Mapping[str, Any]) -> dict[str, str]:
     with open(paths["md"], "w", encoding="utf-8") as f:
         f.write(markdown_report(summary))
     return paths
+
+
+def _trainer(cfg: Mapping[str, Any]) -> str:
+    return {"maskable_ppo": "MaskablePPO (sb3-contrib)",
+            "batched_ppo": "PPO on the batched simulator (plain PyTorch)"}.get(cfg.get("algorithm", "maskable_ppo"),
+                                                                               str(cfg.get("algorithm")))

@@ -42,7 +42,8 @@ class RunState:
         self.run_dir = run_dir
         self.algo = algo
         o = cfg.opponents
-        self.pool = OpponentPool(o.baselines, o.selfplay_prob, o.latest_prob, o.pool_size, seed=cfg.seed + 17)
+        self.pool = OpponentPool(o.baselines, o.selfplay_prob, o.latest_prob, o.pool_size, seed=cfg.seed + 17,
+                                 sampling=o.sampling)
         self.eval_history: list[dict] = []
         self.selfplay_start = int(round(o.selfplay_start * cfg.total_steps))
         self.next_snapshot = max(self.selfplay_start, 1) if o.selfplay_start < 1.0 else None

@@ -51,6 +51,7 @@ from . import _threads, seeding
 from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
+from .core import baselines as BL
 from .core import batch as K
 from .core.cards import COL_COUNT, COL_POINTS
 from .core.game import Game, GameMetadata
@@ -186,6 +187,10 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._seed0 = np.zeros(B, dtype=np.uint64)  # each game's seed at its last seeded reset
         self._blocks = np.zeros(B, dtype=np.int64)  # seed lists of SEEDS_PER_REFILL episodes used since then
         self._all = np.arange(B, dtype=np.int64)
+        # the multi-agent face has no opponents; the single-agent face replaces these three
+        self._opponent_ids = np.zeros((B, max(n - 1, 1)), dtype=np.int64)
+        self._pool_kind = np.zeros(0, dtype=np.int64)
+        self._weights = BL.heuristic_weight_array()
         self._has_reset = False
         self._link_infos()
 
@@ -393,7 +398,8 @@ class _VectorBase(ExactCopy, GameMetadata):
     def _advance(self, rows: np.ndarray, actions: np.ndarray, learner: np.ndarray, mode: int) -> int:
         """One kernel call over ``rows``, split into chunks over ``num_threads`` threads (games are independent)."""
         args = (learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards, self._lrew,
-                self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf, self._counters)
+                self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf, self._counters,
+                self._opponent_ids, self._pool_kind, self._weights)
         head = (self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs)
         step = actions.shape[0] > 0
 
@@ -651,43 +657,54 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         (next seat after the learner's first) for the ``games`` that are starting an episode; called with every
         game at ``reset`` and with the games that finished an episode, before their opponents move.  It may grow
         the pool with :meth:`add_opponent`.  Without a sampler every game keeps its indices (``opponent_ids``,
-        all 0 at first).  With a sampler, or any policy object in the pool, opponents are moved by their
-        ``act_batch`` (random ones by :class:`RandomLegalPolicy`); only an all-random pool without a sampler
-        plays inside the kernel.
+        all 0 at first).  ``"random"``, and in the card games ``"greedy"`` and ``"heuristic"`` (by name),
+        play inside the compiled kernel, from each game's opponent stream; policy objects move through their
+        ``act_batch``, one call per policy and round of moves over the games waiting for them.
         """
         pool = list(pool)
         if not pool:
             raise ValueError("the opponent pool is empty")
         self._pool: list[Any] = []
         self.opponents: list[Any] = []
+        self._pool_kind = np.zeros(0, dtype=np.int64)
         for p in pool:
             self.add_opponent(p)
         self._sampler = sampler
-        self._in_kernel = sampler is None and all(_is_random(p) for p in self.opponents)
-        if not hasattr(self, "_opponent_ids"):
-            self._opponent_ids = np.zeros((self.num_envs, self.num_players - 1), dtype=np.int64)
         self._opponent_ids[self._opponent_ids >= len(pool)] = 0
+
+    def _compiled_kind(self, policy: Any) -> int:
+        if _is_random(policy):
+            return BL.KIND_RANDOM
+        # UNO Dice plays dice, not faces: its greedy and heuristic move through their Python act_batch
+        if isinstance(policy, str) and policy in BL.COMPILED_BASELINES and self.game.name != "dice":
+            return BL.COMPILED_BASELINES[policy]
+        return BL.KIND_EXTERNAL
 
     def add_opponent(self, policy: Any) -> int:
         """Append ``policy`` to the opponent pool; returns its pool index.
 
-        ``policy``: an object with ``act_batch``, ``"random"`` or another baseline name of ``agents.registry``
-        (e.g. ``"greedy"``, ``"heuristic"``; resolved through :mod:`uno_env.opponents`).
+        ``policy``: an object with ``act_batch``, or a baseline name of ``agents.registry``: ``"random"``,
+        ``"greedy"`` and ``"heuristic"`` play inside the compiled kernel (UNO Dice's heuristic through its
+        ``act_batch``), other names are resolved through :mod:`uno_env.opponents`.
         """
-        if isinstance(policy, str) and policy != "random":
+        kind = self._compiled_kind(policy)
+        if isinstance(policy, str) and kind == BL.KIND_EXTERNAL:
             policy = load_opponent(policy, self.game)
-        if not _is_random(policy) and not callable(getattr(policy, "act_batch", None)):
-            raise TypeError(f"an opponent must be 'random' or have act_batch(observations, masks); got {policy!r}")
-        self._pool.append(RandomLegalPolicy(self._base_seed + 1 + len(self._pool)) if _is_random(policy)
-                          else policy)
+        if kind == BL.KIND_EXTERNAL and not callable(getattr(policy, "act_batch", None)):
+            raise TypeError(f"an opponent must be a baseline name or have act_batch(observations, masks); "
+                            f"got {policy!r}")
+        self._pool.append(None if kind != BL.KIND_EXTERNAL else policy)
         self.opponents.append(policy)
-        if not _is_random(policy):
-            self._in_kernel = False
+        self._pool_kind = np.append(self._pool_kind, np.int64(kind))
         return len(self._pool) - 1
 
     @property
+    def _in_kernel(self) -> bool:
+        return bool((self._pool_kind >= 0).all())
+
+    @property
     def opponents_in_kernel(self) -> bool:
-        """True when every opponent is uniformly random and plays inside the compiled kernel (no Python call)."""
+        """True when every opponent in the pool plays inside the compiled kernel (random, greedy, heuristic)."""
         return self._in_kernel
 
     @property
@@ -706,7 +723,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         return self._lrew
 
     def _mode(self) -> int:
-        return (1 if self._in_kernel else 0) | (2 if self._random_seat else 0)
+        return 1 | (2 if self._random_seat else 0) | (4 if self._sampler is not None else 0)
 
     def _sample(self, games: np.ndarray) -> None:
         if self._sampler is not None and games.size:
@@ -736,19 +753,22 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         self._require_reset("step")
         acts = self._check_actions(self._all, actions)
         self._clear(learner=True)
-        if self._in_kernel:
-            self._run(self._all, acts, self._learner, self._mode())
-        else:
-            episode = self._counters[:, K.K_EPISODE].copy()
-            self._run(self._all, acts, self._learner, self._mode())
-            self._sample(np.flatnonzero(self._counters[:, K.K_EPISODE] != episode))
-            self._play_opponents()
+        self._run_and_sample(self._all, acts)
+        self._play_opponents()
         return self._obs, self._masks, self._lrew, self._terminated, self._truncated, self.infos
 
-    def _play_opponents(self) -> None:
-        """Batched policies move for every game whose seat to act is not the learner's, until none is left."""
-        if self._in_kernel:
+    def _run_and_sample(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        """One kernel call; then the sampler draws the opponents of the games that started an episode in it."""
+        if self._sampler is None:
+            self._run(rows, actions, self._learner, self._mode())
             return
+        episode = self._counters[rows, K.K_EPISODE]
+        self._run(rows, actions, self._learner, self._mode())
+        self._sample(rows[self._counters[rows, K.K_EPISODE] != episode])
+
+    def _play_opponents(self) -> None:
+        """Move every game whose seat to act is not the learner's until none is left: compiled opponents inside the
+        kernel, policies by their ``act_batch`` (one call per policy over the games waiting for it)."""
         n = self.num_players
         for _ in range(self.MAX_OPPONENT_ROUNDS):
             pending = np.flatnonzero(self._seats != self._learner)
@@ -756,18 +776,19 @@ class UnoSingleAgentVectorEnv(_VectorBase):
                 return
             rel = (self._seats[pending] - self._learner[pending]) % n
             who = self._opponent_ids[pending, rel - 1]
+            compiled = self._pool_kind[who] >= 0
+            if compiled.any():  # games stopped at an episode start, their opponents drawn since
+                self._run_and_sample(pending[compiled], _NO_INT)
+            if compiled.all():
+                continue
+            pending, who = pending[~compiled], who[~compiled]
             acts = np.empty(pending.size, dtype=np.int64)
             for p in np.unique(who).tolist():
                 sel = who == p
                 sub = pending[sel]
                 acts[sel] = self._pool[p].act_batch(self._obs[sub], self._masks[sub])
             acts = self._check_actions(pending, acts, who="opponent policy: ")
-            if self._sampler is None:
-                self._run(pending, acts, self._learner, self._mode())
-            else:
-                episode = self._counters[pending, K.K_EPISODE]
-                self._run(pending, acts, self._learner, self._mode())
-                self._sample(pending[self._counters[pending, K.K_EPISODE] != episode])
+            self._run_and_sample(pending, acts)
         raise RuntimeError("opponents kept moving for too long without the learner's turn coming")
 
 

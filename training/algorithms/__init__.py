@@ -22,6 +22,7 @@ __all__ = ["ALGORITHMS", "get_algorithm"]
 #: config ``algorithm`` value -> module implementing it
 ALGORITHMS: dict[str, str] = {
     "maskable_ppo": "uno_env.training.algorithms.maskable_ppo",
+    "batched_ppo": "uno_env.training.algorithms.batched_ppo",
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from . import baselines as BL
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from .invariants import check_state
@@ -117,8 +118,8 @@ def _add_rewards(r, n, rewards, lrew, b, me):
 
 
 def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
-             rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters):
-    """Step, auto-reset, (random opponents,) observe; returns how many games wait for a seed-list refill.
+             rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind, weights):
+    """Step, auto-reset, (compiled opponents,) observe; returns how many games wait for a seed-list refill.
 
     rows     int64 (R,)   games to process
     actions  int64 (R,)   action of ``rows[i]``'s acting seat; length 0: do not step (only reset finished games,
@@ -126,9 +127,11 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     learner  int64 (B,)   single-agent: the learner's seat per game, the other seats are opponents; length 0:
                           multi-agent (observe the seat to act, final observation from the seat that acted)
     opp      uint64 (B,1) per-game opponent PRNG words, reseeded from each episode's seed
-    mode     int          bit 0: the opponents play uniformly random legal actions here until the learner is to
-                          act (else return as soon as any seat is to act); bit 1: draw the learner's seat at
-                          random (from the opponent stream) when an episode starts
+    mode     int          bit 0: the opponents play here until the learner is to act, each seat as its kind in
+                          ``pool_kind`` says (random, greedy, heuristic: ``baselines.KIND_*``), stopping at a
+                          seat played from Python (KIND_EXTERNAL); else return as soon as any seat is to act;
+                          bit 1: draw the learner's seat at random (from the opponent stream) when an episode
+                          starts; bit 2: stop when an episode starts (the caller draws its opponents first)
     masks    int8 (B,A)   the current legal masks, kept up to date
     obs      f32 (B,D)    observation of the seat to act
     seats    int64 (B,)   seat to act (-1: waiting for a seed-list refill)
@@ -139,12 +142,18 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     final    int64 (B,F)  the finished episode's result (columns F_*), written when it ends
     final_obs f32 (B,D)   the finished episode's last observation (learner's view / the last actor's view)
     seed_buf int64 (B,K)  each game's next episode seeds; counters int64 (B,3) (columns K_*)
+    opp_ids  int64 (B,n-1) pool index of each opponent seat (next seat after the learner's first)
+    pool_kind int64 (P,)  what plays each pool index (``baselines.KIND_*``); length 0: every opponent is random
+    weights  f64 (16,)    the heuristic's weights (``baselines.heuristic_weight_array``)
     """
     n = cfg[E.C_NP]
     step = actions.shape[0] > 0
     multi = learner.shape[0] == 0
     play_opp = (mode & 1) != 0 and not multi
     random_seat = (mode & 2) != 0 and not multi
+    stop_at_start = (mode & 4) != 0
+    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)  # what a compiled opponent sees
+    scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
     dry = 0
     for i in range(rows.shape[0]):
         b = rows[i]
@@ -168,9 +177,20 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
                     break
                 if not multi:
                     me = learner[b]
+                if stop_at_start:
+                    break
             if not play_opp or st[E.S_CUR] == me:
                 break
-            a = random_legal(mask, opp[b])
+            kind = BL.KIND_RANDOM
+            if pool_kind.shape[0] > 0:
+                kind = pool_kind[opp_ids[b, (st[E.S_CUR] - me + n) % n - 1]]
+            if kind == BL.KIND_EXTERNAL:
+                break
+            if kind == BL.KIND_RANDOM:
+                a = random_legal(mask, opp[b])
+            else:
+                observe_one(st, cfg, spec, offs, st[E.S_CUR], scratch_obs)
+                a = BL.baseline_action(kind, scratch_obs, mask, cfg, spec, offs, weights, scratch_row, opp[b])
             if a < 0:  # no legal action: impossible while the invariants hold; never spin
                 break
             E.step_masked(st, rng, cfg, spec, dice, a, mask, r)

@@ -1,0 +1,48 @@
+"""``ppo``: the policies uno-env ships, trained with ``algorithm: batched_ppo``, played with numpy (no torch).
+
+One policy per game and player count, in ``uno_env/agents/policies/<game>_<n>p.npz`` (the pickle-free format of
+:mod:`uno_env.agents.policy`, with its ``.json`` beside it saying how it was trained and how it scored).  The
+agent picks the file that fits the environment's game and player count; where none fits it says which exist.
+"""
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+from .base import resolve_game
+from .policy import NumpyPolicyAgent
+from .registry import UnknownAgentError
+
+__all__ = ["shipped_policies", "policy_path", "make_ppo_agent"]
+
+
+def _folder():
+    return resources.files("uno_env.agents").joinpath("policies")
+
+
+def shipped_policies() -> list[str]:
+    """The shipped policies' names (``classic_2p``, ...)."""
+    try:
+        return sorted(e.name[:-4] for e in _folder().iterdir() if e.name.endswith(".npz"))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+
+
+def policy_path(game: str, num_players: int) -> str:
+    """The shipped policy file for ``game`` with ``num_players`` players; ``UnknownAgentError`` if none."""
+    name = f"{game}_{num_players}p"
+    path = _folder().joinpath(name + ".npz")
+    if not path.is_file():
+        have = ", ".join(shipped_policies()) or "none"
+        raise UnknownAgentError(
+            f"agent 'ppo': no shipped policy for {game!r} with {num_players} players (shipped: {have}); train one "
+            f"with `uno-env train` and load it by path")
+    return str(path)
+
+
+def make_ppo_agent(game: Any, seed: int | None = None, deterministic: bool = True) -> NumpyPolicyAgent:
+    """The shipped policy that fits ``game`` (a Game, game name, RuleConfig or environment), as an agent."""
+    g = resolve_game(game)
+    agent = NumpyPolicyAgent.load(policy_path(g.name, g.num_players), g, name="ppo", deterministic=deterministic,
+                                  seed=seed)
+    return agent

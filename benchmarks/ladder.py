@@ -1,0 +1,154 @@
+"""The ladder: every baseline against every other, per game (2 players), OpenSkill ratings and head-to-head intervals.
+
+Each pair plays ``--games`` seeded games (seats rotate) with :func:`uno_env.training.evaluate.run_arena`; the results
+are saved as JSON (``benchmarks/results/ladder/<game>_2p.json``), from which the ratings are computed: OpenSkill's
+Plackett-Luce model updated game by game, the pairs' games interleaved in a fixed order, so the same JSON always
+gives the same table.  ``--write-readme`` puts the tables between the ladder markers of README.md.
+
+    python benchmarks/ladder.py                        # play what is missing, print the tables
+    python benchmarks/ladder.py --read-only --write-readme
+    python benchmarks/ladder.py --games 2000 --agents random greedy heuristic ppo --replay
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+from pathlib import Path
+
+from uno_env.agents.registry import BASELINES
+from uno_env.training.evaluate import run_arena, wilson_interval
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "ladder"
+GAMES = ("classic", "pocket", "dice")
+START, END = "<!-- ladder:start -->", "<!-- ladder:end -->"
+
+
+def available(game: str, agents: list[str]) -> list[str]:
+    """The agents that can play ``game`` with 2 players (``ppo`` needs a shipped policy for it)."""
+    from uno_env.agents.registry import UnknownAgentError, load_agent
+
+    out = []
+    for a in agents:
+        try:
+            load_agent(a, game, seed=0)
+        except UnknownAgentError as e:
+            print(f"{game}: leaving out {a}: {e}")
+            continue
+        out.append(a)
+    return out
+
+
+def play(game: str, agents: list[str], games: int, seed: int, workers: int, replay: bool) -> dict:
+    """Every pair's head-to-head (cached in the game's JSON: only missing pairs are played)."""
+    agents = available(game, agents)
+    path = OUT / f"{game}_2p.json"
+    data = json.loads(path.read_text()) if path.exists() and not replay else {"game": game, "num_players": 2,
+                                                                              "pairs": []}
+    have = {(p["a"], p["b"]) for p in data["pairs"] if p["games"] == games}
+    data["pairs"] = [p for p in data["pairs"] if (p["a"], p["b"]) in have]
+    for a, b in itertools.combinations(agents, 2):
+        if (a, b) in have:
+            continue
+        res = run_arena([a, b], game=game, num_players=2, games=games, seed=seed, workers=workers, ratings=False)
+        first = res.agents[0]
+        data["pairs"].append({"a": a, "b": b, "games": games, "seed": seed, "wins_a": first.wins,
+                              "wins_b": res.agents[1].wins, "truncated": res.truncated})
+        print(f"{game}: {a} vs {b}: {first.wins}/{games}", flush=True)
+        OUT.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=2) + "\n")
+    data["pairs"] = [p for p in data["pairs"] if p["a"] in agents and p["b"] in agents]
+    return data
+
+
+def ratings(data: dict) -> dict[str, tuple[float, float]]:
+    """OpenSkill (Plackett-Luce) mu and sigma per agent from the pairs' results, game by game, interleaved."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    names = sorted({p["a"] for p in data["pairs"]} | {p["b"] for p in data["pairs"]})
+    r = {n: model.rating(name=n) for n in names}
+    # each pair's games as a sequence of results (a's wins, then b's, spread evenly), pairs interleaved
+    seqs = []
+    for p in data["pairs"]:
+        results = [0] * p["wins_a"] + [1] * p["wins_b"]  # 0: a won, 1: b won (truncated games rate nobody)
+        results = [results[(i * 7919) % len(results)] for i in range(len(results))] if results else []
+        seqs.append((p["a"], p["b"], results))
+    for i in range(max((len(s[2]) for s in seqs), default=0)):
+        for a, b, res in seqs:
+            if i < len(res):
+                new = model.rate([[r[a]], [r[b]]], ranks=[res[i], 1 - res[i]])
+                r[a], r[b] = new[0][0], new[1][0]
+    return {n: (float(x.mu), float(x.sigma)) for n, x in r.items()}
+
+
+def table(data: dict) -> str:
+    rt = ratings(data)
+    order = sorted(rt, key=lambda n: -(rt[n][0] - 3 * rt[n][1]))
+    lines = [f"**{data['game']}, 2 players** ({data['pairs'][0]['games']:,} games per pair, seats rotated)", "",
+             "| rank | agent | OpenSkill mu | sigma | ordinal (mu - 3 sigma) |", "|---:|---|---:|---:|---:|"]
+    for i, n in enumerate(order, 1):
+        mu, sigma = rt[n]
+        lines.append(f"| {i} | {n} | {mu:.2f} | {sigma:.2f} | {mu - 3 * sigma:.2f} |")
+    lines += ["", "| row vs column: win rate [95% CI] | " + " | ".join(order) + " |", "|---|" + "---|" * len(order)]
+    by = {}
+    for p in data["pairs"]:
+        by[(p["a"], p["b"])] = (p["wins_a"], p["games"])
+        by[(p["b"], p["a"])] = (p["wins_b"], p["games"])
+    for a in order:
+        cells = []
+        for b in order:
+            if a == b:
+                cells.append("")
+                continue
+            w, g = by[(a, b)]
+            lo, hi = wilson_interval(w, g)
+            cells.append(f"{100 * w / g:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
+        lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write_readme(text: str) -> None:
+    readme = ROOT / "README.md"
+    s = readme.read_text()
+    if START not in s or END not in s:
+        raise SystemExit(f"README.md has no {START} ... {END} markers")
+    a, b = s.index(START) + len(START), s.index(END)
+    readme.write_text(s[:a] + "\n" + text + s[b:])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    default_agents = ["random", "greedy", "heuristic", "ppo"] + (["ismcts"] if "ismcts" in BASELINES else [])
+    ap.add_argument("--agents", nargs="+", default=default_agents)
+    ap.add_argument("--games-per-pair", "--games", dest="games", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--only", nargs="+", choices=GAMES, default=list(GAMES))
+    ap.add_argument("--read-only", action="store_true", help="only read the saved JSON (play nothing)")
+    ap.add_argument("--replay", action="store_true", help="play every pair again")
+    ap.add_argument("--write-readme", action="store_true")
+    args = ap.parse_args()
+    parts = []
+    for game in args.only:
+        if args.read_only:
+            path = OUT / f"{game}_2p.json"
+            if not path.exists():
+                continue
+            data = json.loads(path.read_text())
+        else:
+            data = play(game, args.agents, args.games, args.seed, args.workers, args.replay)
+        parts.append(table(data))
+    text = "\n".join(parts)
+    print(text)
+    if args.write_readme:
+        cmd = "python benchmarks/ladder.py --read-only --write-readme"
+        write_readme(text + f"\nGenerated by `{cmd}` from `benchmarks/results/ladder/*.json` (played with "
+                     f"`python benchmarks/ladder.py --games {args.games}`; load average at writing "
+                     f"{os.getloadavg()[0]:.1f}).\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,119 @@
+"""The batched PPO trainer (``algorithm: batched_ppo``): a smoke run, an exact resume, its config checks, the pool's
+win-rate sampling, and the torch thread count left alone by the environments."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from uno_env.training.config import ConfigError, load_config
+from uno_env.training.pool import SNAPSHOT_PREFIX, OpponentPool
+
+torch = pytest.importorskip("torch")
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOKE = ROOT / "configs" / "train" / "smoke_batched.yaml"
+FAST = ["--set", "evaluation.games=10", "--set", "evaluation.final_games=20", "--no-progress"]
+
+
+def _train(run_dir: Path, *extra: str) -> int:
+    from uno_env.training.train import main
+
+    return main(["--config", str(SMOKE), "--run-dir", str(run_dir), *FAST, *extra])
+
+
+def _weights(run_dir: Path) -> list[np.ndarray]:
+    with np.load(run_dir / "policy.npz", allow_pickle=False) as z:
+        return [z[k] for k in sorted(z.files) if k != "meta"]
+
+
+def test_smoke_run_then_an_exact_resume(tmp_path):
+    """A run stopped at its first checkpoint and resumed ends with the very weights of the uninterrupted run."""
+    whole = tmp_path / "whole"
+    assert _train(whole) == 0
+    report = json.loads((whole / "report.json").read_text())
+    assert report["steps"] == 4096 and report["config"]["algorithm"] == "batched_ppo"
+    assert {r["opponent"] for r in report["arena"]} == {"random", "heuristic"}
+    assert report["pool"], "self-play snapshots joined the pool"
+    assert any((whole / "tb").rglob("events.out.tfevents.*"))
+    assert (whole / "learning_curve.png").stat().st_size > 0
+    meta = json.loads((whole / "policy.json").read_text())
+    assert meta["algorithm"] == "uno_env.batched_ppo" and meta["game"] == "classic"
+
+    # the same run, as if stopped after its checkpoint at step 2048: remove what came later, then --resume
+    uninterrupted = _weights(whole)
+    for name in ("policy.npz", "policy.json", "policy.zip", "report.json", "report.md", "learning_curve.png"):
+        (whole / name).unlink()
+    shutil.rmtree(whole / "checkpoints" / "step_000000004096")
+    assert _train(whole, "--resume") == 0
+    resumed = json.loads((whole / "report.json").read_text())
+    assert resumed["sessions"] == 2 and resumed["steps"] == 4096
+    for a, b in zip(uninterrupted, _weights(whole)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_shipped_batched_configs_are_valid():
+    for name in ("smoke_batched", "classic_ppo"):
+        cfg = load_config(name)
+        if cfg.algorithm == "batched_ppo":
+            assert cfg.env.vec_env == "batched"
+
+
+@pytest.mark.parametrize("override, words", [
+    (["algorithm=batched_ppo", "env.vec_env=dummy"], ["'env.vec_env'", "batched_ppo", "batched"]),
+    (["algorithm=maskable_ppo", "env.vec_env=dummy", "opponents.sampling=win_rate"],
+     ["'opponents.sampling'", "batched_ppo"]),
+    (["algorithm=maskable_ppo", "env.vec_env=dummy", "policy.shared_trunk=true"],
+     ["'policy.shared_trunk'", "batched_ppo"]),
+    (["opponents.sampling=often"], ["'opponents.sampling'", "'fixed'", "'win_rate'"]),
+])
+def test_config_checks_name_the_key(override, words):
+    with pytest.raises(ConfigError) as e:
+        load_config(SMOKE, override)
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_pool_draws_more_often_the_members_that_beat_the_learner():
+    pool = OpponentPool({"random": 1.0, "heuristic": 1.0}, selfplay_prob=0.0, seed=0, sampling="win_rate")
+    for _ in range(400):
+        pool.record_result("random", True)
+        pool.record_result("heuristic", False)
+    draws = [pool.draw() for _ in range(2000)]
+    assert draws.count("heuristic") > 10 * draws.count("random") > 0
+    assert pool.win_rates()["random"] > 0.9 > 0.1 > pool.win_rates()["heuristic"]
+    state = pool.state_dict()
+    other = OpponentPool({"random": 1.0, "heuristic": 1.0}, seed=1, sampling="win_rate")
+    other.load_state_dict(state)
+    assert other.win_rates() == pool.win_rates()
+    assert [other.draw() for _ in range(50)] == [pool.draw() for _ in range(50)]
+    fixed = OpponentPool({"random": 1.0, "heuristic": 1.0}, seed=0)
+    fixed.record_result("random", True)
+    assert not fixed.track_results
+
+
+def test_snapshots_in_the_pool_are_weighted_too(tmp_path):
+    pool = OpponentPool({"random": 1.0}, selfplay_prob=1.0, latest_prob=0.0, seed=0, sampling="win_rate")
+    pool.selfplay_active = True
+    pool.add_snapshot(str(tmp_path / "a.npz"), 1)
+    pool.add_snapshot(str(tmp_path / "b.npz"), 2)
+    for _ in range(300):
+        pool.record_result(SNAPSHOT_PREFIX + str(tmp_path / "a.npz"), True)
+    draws = [pool.draw() for _ in range(1000)]
+    assert sum(d.endswith("b.npz") for d in draws) > 10 * sum(d.endswith("a.npz") for d in draws)
+
+
+def test_environments_leave_torch_threads_alone():
+    """Only the trainer sets torch's thread count (from ``torch_threads``); the simulator's threads are its own."""
+    from uno_env.vector import RandomLegalPolicy, UnoSingleAgentVectorEnv
+
+    before = torch.get_num_threads()
+    env = UnoSingleAgentVectorEnv("classic", 64, opponents="heuristic", seed=0, num_threads=2)
+    obs, masks = env.reset()
+    pol = RandomLegalPolicy(0)
+    for _ in range(20):
+        obs, masks, *_ = env.step(pol.act_batch(obs, masks))
+    assert torch.get_num_threads() == before

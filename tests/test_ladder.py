@@ -1,0 +1,37 @@
+"""The README's ladder is what benchmarks/ladder.py computes from the saved JSON (nothing typed in by hand)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAVED = sorted((ROOT / "benchmarks" / "results" / "ladder").glob("*_2p.json"))
+
+
+def _ladder():
+    spec = importlib.util.spec_from_file_location("ladder", ROOT / "benchmarks" / "ladder.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.parametrize("path", SAVED, ids=lambda p: p.stem)
+def test_readme_ladder_tables_come_from_the_saved_games(path):
+    pytest.importorskip("openskill")
+    table = _ladder().table(json.loads(path.read_text()))
+    assert table in (ROOT / "README.md").read_text()
+
+
+def test_ratings_follow_the_results():
+    pytest.importorskip("openskill")
+    data = {"game": "classic", "num_players": 2, "pairs": [
+        {"a": "strong", "b": "weak", "games": 200, "wins_a": 150, "wins_b": 50, "truncated": 0},
+        {"a": "strong", "b": "middle", "games": 200, "wins_a": 120, "wins_b": 80, "truncated": 0},
+        {"a": "middle", "b": "weak", "games": 200, "wins_a": 120, "wins_b": 80, "truncated": 0},
+    ]}
+    r = _ladder().ratings(data)
+    assert r["strong"][0] > r["middle"][0] > r["weak"][0]
+    assert _ladder().ratings(data) == r  # the same JSON always gives the same ratings

@@ -1,0 +1,454 @@
+"""``algorithm: batched_ppo``: PPO in plain PyTorch on the batched simulator, one forward pass per step for all games.
+
+Read it top to bottom like CleanRL's ``ppo.py``: the network, the environments, the rollout, the advantages, the
+update.  What differs from a textbook PPO is only where the games come from:
+
+* ``env.n_envs`` games run in one :class:`uno_env.vector.UnoSingleAgentVectorEnv`; a step of the learner is one
+  forward pass over all of them (the legal mask sets the illegal logits to -inf before sampling).
+* The other seats are drawn per game and episode from the opponent pool (:class:`training.pool.OpponentPool`):
+  the baselines ``random``, ``greedy`` and ``heuristic`` are played inside the compiled kernel, frozen snapshots
+  of the learner by a batched forward pass over the games that wait for them (numpy, in the same env step).
+  With ``opponents.sampling: win_rate`` the pool draws each member in proportion to how often it beats the
+  learner (the games' results are fed back to it).
+* Checkpoints hold the weights, the optimizer, the step count and the opponent pool's results; the run state
+  (pool, schedule, evaluation history, RNGs) is :mod:`training.run_state`'s, as for the SB3 trainer.
+"""
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+from uno_env.agents.policy import NumpyPolicyAgent, PolicyWeights
+
+from ..config import TrainConfig
+from ..pool import SNAPSHOT_PREFIX, OpponentPool
+
+__all__ = ["LABEL", "ActorCritic", "BatchedPoolEnv", "BatchedPPO", "make_env", "build", "load", "learn",
+           "num_steps", "save", "export"]
+
+LABEL = "uno_env.batched_ppo"
+
+
+# ---------------------------------------------------------------------------------------------- network
+def symlog(x: torch.Tensor) -> torch.Tensor:
+    """sign(x) * log(1 + |x|): counts of up to ~100 cards become 0..5 (what the numpy player computes too)."""
+    return torch.sign(x) * torch.log1p(torch.abs(x))
+
+
+def _mlp(sizes: list[int], activation: type[nn.Module], out: int, out_gain: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [_init(nn.Linear(a, b), np.sqrt(2)), activation()]
+    layers.append(_init(nn.Linear(sizes[-1], out), out_gain))
+    return nn.Sequential(*layers)
+
+
+def _init(layer: nn.Linear, gain: float) -> nn.Linear:
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """MLPs over ``symlog(observation)`` (and the mask, with ``include_mask``): action logits and a value.
+
+    ``shared_trunk``: the hidden layers are shared and only the two output layers differ (half the compute of two
+    MLPs; the actor is still a plain chain of layers, so it exports to the numpy format the same way).
+    """
+
+    def __init__(self, obs_dim: int, num_actions: int, net_arch: list[int], activation: str = "tanh",
+                 obs_transform: str = "symlog", include_mask: bool = True, shared_trunk: bool = False):
+        super().__init__()
+        self.obs_transform, self.include_mask, self.activation = obs_transform, include_mask, activation
+        act = nn.Tanh if activation == "tanh" else nn.ReLU
+        sizes = [obs_dim + (num_actions if include_mask else 0)] + list(net_arch)
+        self.actor = _mlp(sizes, act, num_actions, 0.01)  # small last layer: a near-uniform first policy
+        if shared_trunk:
+            self.critic = nn.Sequential(*self.actor[:-1], _init(nn.Linear(sizes[-1], 1), 1.0))
+        else:
+            self.critic = _mlp(sizes, act, 1, 1.0)
+
+    def features(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """The network's input: the transformed observation, then the mask (with ``include_mask``)."""
+        x = symlog(obs) if self.obs_transform == "symlog" else obs
+        return torch.cat([x, masks.float()], dim=1) if self.include_mask else x
+
+    def value(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+        """The critic's value of each observation."""
+        return self.critic(self.features(obs, masks)).squeeze(-1)
+
+    def act(self, obs: torch.Tensor, masks: torch.Tensor):
+        """Sampled actions, their log-probabilities and the values (one forward pass for the batch)."""
+        x = self.features(obs, masks)
+        logp_all = torch.log_softmax(self.actor(x).masked_fill(~masks, -1e9), dim=-1)
+        actions = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
+        return actions, logp_all.gather(1, actions[:, None]).squeeze(-1), self.critic(x).squeeze(-1)
+
+    def evaluate(self, obs: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, teacher: torch.Tensor):
+        """Log-probabilities of ``actions`` and of the ``teacher``'s actions, entropies and values, for the update."""
+        x = self.features(obs, masks)
+        logp_all = torch.log_softmax(self.actor(x).masked_fill(~masks, -1e9), dim=-1)
+        entropy = -(logp_all.exp() * logp_all).sum(-1)
+        return (logp_all.gather(1, actions[:, None]).squeeze(-1), logp_all.gather(1, teacher[:, None]).squeeze(-1),
+                entropy, self.critic(x).squeeze(-1))
+
+    def export(self) -> PolicyWeights:
+        """The actor as numpy weights (the pickle-free policy format, played with numpy alone)."""
+        lin = [m for m in self.actor if isinstance(m, nn.Linear)]
+        with torch.no_grad():
+            ws = [m.weight.detach().cpu().numpy().astype(np.float32).copy() for m in lin]
+            bs = [m.bias.detach().cpu().numpy().astype(np.float32).copy() for m in lin]
+        return PolicyWeights(ws, bs, self.activation, self.obs_transform, self.include_mask)
+
+
+# ---------------------------------------------------------------------------------------------- environments
+class BatchedPoolEnv:
+    """``env.n_envs`` games of the batched simulator whose other seats are drawn from the opponent pool.
+
+    Every game that starts an episode draws one pool member per other seat (:meth:`_draw`).  Baselines are pool
+    entries of the simulator that its kernel plays; a snapshot is added to the simulator as a numpy policy the
+    first time it is drawn.  ``env_method("set_pool", snapshots, selfplay_active)`` is how the run state pushes
+    a new snapshot list (the SB3 VecEnv call it uses for the other trainer).
+    """
+
+    def __init__(self, cfg: TrainConfig, pool: OpponentPool, seed: int):
+        from uno_env.config import make_rules
+        from uno_env.vector import UnoSingleAgentVectorEnv
+
+        e = cfg.env
+        self.cfg = cfg
+        self.pool = pool  # the run state's pool (its stream and results are checkpointed with the run)
+        self.rules = make_rules(e.game, e.num_players, e.rules)
+        self.num_envs = e.n_envs
+        self.env = UnoSingleAgentVectorEnv(e.game, e.n_envs, rules=self.rules, learner_seat=e.learner_seat,
+                                           seed=seed, num_threads=e.num_threads or None)
+        self.game = self.env.game
+        # pool specs -> the simulator's pool index (baselines first, snapshots as they are drawn)
+        self._index: dict[str, int] = {}
+        self.env.set_opponent_pool([self._opponent(s) for s in pool.baseline_names], sampler=self._draw)
+        for i, name in enumerate(pool.baseline_names):
+            self._index[name] = i
+        self._specs: list[str] = list(pool.baseline_names)
+        self._seed = seed
+        self._episode_opponents = self.env.opponent_ids.copy()  # whom each game's current episode is against
+        self.restored = False  # True after load_state: the games go on where the checkpoint left them
+        from uno_env.core.baselines import heuristic_weight_array
+
+        self._weights = heuristic_weight_array()
+        self._no_shift = np.zeros(self.num_envs, dtype=np.int64)
+        self._dice_teacher = None
+
+    # -- exact resume: the games, their opponents and the snapshot players' streams ----------------------------
+    def save_state(self, path: str) -> None:
+        """Everything that decides the games' futures, as a pickle-free ``.npz``."""
+        import json
+
+        arrays = dict(zip(("states", "rngs", "opp", "seed_buf", "counters", "seed0", "blocks", "learner"),
+                          self.env.snapshot()))
+        players = [getattr(self.env._pool[i], "rng", None) for i in range(len(self._specs))]
+        meta = {"specs": self._specs,
+                "streams": [None if r is None else r.bit_generator.state for r in players]}
+        np.savez(path, opponent_ids=self.env.opponent_ids, episode_opponents=self._episode_opponents,
+                 meta=np.array(json.dumps(meta)), **arrays)
+
+    def load_state(self, path: str) -> None:
+        """Put the games back as :meth:`save_state` left them (the snapshot files must still exist)."""
+        import json
+
+        with np.load(path, allow_pickle=False) as z:
+            meta = json.loads(str(z["meta"]))
+            snap = tuple(z[k].copy() for k in ("states", "rngs", "opp", "seed_buf", "counters", "seed0", "blocks",
+                                                "learner"))
+            ids, episode = z["opponent_ids"].copy(), z["episode_opponents"].copy()
+        for spec, stream in zip(meta["specs"], meta["streams"]):
+            if spec not in self._index:
+                self._index[spec] = self.env.add_opponent(self._opponent(spec, seed=0))
+                self._specs.append(spec)
+            if stream is not None:
+                self.env._pool[self._index[spec]].rng.bit_generator.state = stream
+        sampler, self.env._sampler = self.env._sampler, None  # a reset that draws no opponents from the pool ...
+        self.env.reset(0)
+        self.env._sampler = sampler
+        self.env.restore(snap)  # ... since restore() replaces every game
+        self.env.opponent_ids[:] = ids
+        self._episode_opponents = episode
+        self.restored = True
+
+    def _opponent(self, spec: str, seed: int | None = None) -> Any:
+        if spec.startswith(SNAPSHOT_PREFIX):
+            return NumpyPolicyAgent.load(spec[len(SNAPSHOT_PREFIX):], self.game,
+                                         deterministic=self.cfg.opponents.deterministic,
+                                         seed=int(self.pool.rng.integers(2**31)) if seed is None else seed)
+        return spec
+
+    def _draw(self, games: np.ndarray, env) -> np.ndarray:
+        ids = np.empty((games.size, self.env.num_players - 1), dtype=np.int64)
+        for i in range(games.size):
+            for j in range(ids.shape[1]):
+                spec = self.pool.draw()
+                if spec not in self._index:
+                    self._index[spec] = env.add_opponent(self._opponent(spec))
+                    self._specs.append(spec)
+                ids[i, j] = self._index[spec]
+        return ids
+
+    def teacher_actions(self, obs: np.ndarray, masks: np.ndarray, out: np.ndarray) -> None:
+        """The teacher's choice for every learner decision (kickstarting): the compiled heuristic of the card
+        games, or UNO Dice's heuristic through its ``act_batch``."""
+        from uno_env.core import baselines as BL
+
+        g = self.game
+        if g.name == "dice":
+            if self._dice_teacher is None:
+                from uno_env.agents.registry import load_agent
+
+                self._dice_teacher = load_agent("heuristic", g, seed=0)
+            out[:] = self._dice_teacher.act_batch(obs, masks)
+            return
+        BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets, self._weights,
+                            self._no_shift, out)
+
+    def seed(self, seed: int) -> None:
+        """The seed of the next :meth:`reset` (game ``b`` gets ``seed + b``)."""
+        self._seed = int(seed)
+
+    def reset(self) -> tuple[np.ndarray, np.ndarray]:
+        """Start every game (from the seed of :meth:`seed`), or, after :meth:`load_state`, go on with them."""
+        if self.restored:
+            self.restored = False
+            return self.env.observations, self.env.masks
+        out = self.env.reset(self._seed)
+        self._episode_opponents = self.env.opponent_ids.copy()
+        return out
+
+    def step(self, actions: np.ndarray):
+        """The learners' actions; the simulator's ``(obs, masks, rewards, terminated, truncated, infos)``.
+        Finished games report their result to the pool (with ``sampling: win_rate``)."""
+        obs, masks, rew, term, trunc, info = self.env.step(actions)
+        done = term | trunc
+        if done.any() and self.pool.track_results:
+            # the results teach the pool whom the learner loses to (every opponent seat of the game counts)
+            ended = np.flatnonzero(done)
+            won = info["winner"][ended] == info["final_seat"][ended]
+            ids = self._episode_opponents[ended]
+            for row, w in zip(ids.tolist(), won.tolist()):
+                for pid in row:
+                    self.pool.record_result(self._specs[pid], bool(w))
+        self._episode_opponents = self.env.opponent_ids.copy()
+        return obs, masks, rew, term, trunc, info
+
+    def set_pool(self, snapshots: list[dict], selfplay_active: bool) -> None:
+        """Replace the self-play snapshots the opponents are drawn from."""
+        self.pool.snapshots = [dict(s) for s in snapshots]
+        self.pool.selfplay_active = bool(selfplay_active)
+
+    def env_method(self, name: str, *args, **kwargs):
+        """Call a method of this env (the SB3 VecEnv call the run state uses), as a one-item list."""
+        return [getattr(self, name)(*args, **kwargs)]
+
+    def close(self) -> None:
+        """Release the simulator."""
+        self.env.close()
+
+
+def make_env(cfg: TrainConfig, pool: OpponentPool, seed: int) -> BatchedPoolEnv:
+    """The learner's games: the batched simulator with the pool's opponents."""
+    return BatchedPoolEnv(cfg, pool, seed)
+
+
+# ---------------------------------------------------------------------------------------------- the trainer
+class BatchedPPO:
+    """The network, its optimizer and the step count: what a checkpoint saves and :func:`learn` trains."""
+
+    def __init__(self, cfg: TrainConfig, venv: BatchedPoolEnv, run_dir: str):
+        p = cfg.policy
+        self.cfg = cfg
+        self.venv = venv
+        self.net = ActorCritic(venv.game.obs_dim, venv.game.num_actions, list(p.net_arch), p.activation,
+                               p.obs_transform, p.include_mask, p.shared_trunk)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
+        self.num_timesteps = 0
+        self.writer = None
+        if cfg.tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(os.path.join(run_dir, "tb", "batched_ppo"))
+
+    def record(self, key: str, value: Any) -> None:
+        """Log a scalar to TensorBoard at the current step (nothing without ``tensorboard``)."""
+        if self.writer is not None:
+            self.writer.add_scalar(key, float(value), self.num_timesteps)
+
+
+def build(cfg: TrainConfig, venv: BatchedPoolEnv, run_dir: str) -> BatchedPPO:
+    """A new model (weights from the global torch generator, seeded by the trainer)."""
+    return BatchedPPO(cfg, venv, run_dir)
+
+
+def load(path: str, cfg: TrainConfig, venv: BatchedPoolEnv, run_dir: str) -> BatchedPPO:
+    """The model of a checkpoint this run wrote (``torch.load`` with ``weights_only=True``: tensors, no code)."""
+    model = BatchedPPO(cfg, venv, run_dir)
+    state = torch.load(path, weights_only=True)
+    model.net.load_state_dict(state["net"])
+    model.optimizer.load_state_dict(state["optimizer"])
+    model.num_timesteps = int(state["num_timesteps"])
+    if os.path.exists(path + ENV_SUFFIX):
+        try:
+            venv.load_state(path + ENV_SUFFIX)
+        except ValueError as e:  # a checkpoint of another uno-env version: its state rows no longer fit
+            print(f"resume: the checkpoint's games cannot be restored ({e}); the run goes on with new games",
+                  flush=True)
+    return model
+
+
+#: beside the model file: the games' state, so a resumed run plays on exactly as an uninterrupted one
+ENV_SUFFIX = ".env.npz"
+
+
+def save(model: BatchedPPO, path: str) -> None:
+    """Weights, optimizer and step count (a torch file at ``path``; the checkpoint names it ``model.zip``) and the
+    games' state beside it."""
+    torch.save({"net": model.net.state_dict(), "optimizer": model.optimizer.state_dict(),
+                "num_timesteps": model.num_timesteps}, path)
+    if os.path.basename(path) == "model.zip":  # a checkpoint's (the final policy.zip needs no games)
+        model.venv.save_state(path + ENV_SUFFIX)
+
+
+def num_steps(model: BatchedPPO) -> int:
+    """Learner steps trained on so far."""
+    return model.num_timesteps
+
+
+def export(model: BatchedPPO) -> PolicyWeights:
+    """The actor as numpy weights."""
+    return model.net.export()
+
+
+def learn(model: BatchedPPO, steps: int, run) -> None:
+    """Train for ``steps`` more learner steps (whole rollouts), calling the run state between rollouts."""
+    cfg, p = model.cfg, model.cfg.ppo
+    env, net, opt = model.venv, model.net, model.optimizer
+    B, T = env.num_envs, p.n_steps
+    D, A = env.game.obs_dim, env.game.num_actions
+    # rollout storage: one row per step, one column per game
+    obs_buf = torch.zeros((T, B, D))
+    mask_buf = torch.zeros((T, B, A), dtype=torch.bool)
+    act_buf = torch.zeros((T, B), dtype=torch.long)
+    logp_buf = torch.zeros((T, B))
+    rew_buf = torch.zeros((T, B))
+    done_buf = torch.zeros((T, B))
+    val_buf = torch.zeros((T, B))
+    teach_buf = torch.zeros((T, B), dtype=torch.long)  # the heuristic's choices (kickstarting)
+    teacher_np = np.zeros(B, dtype=np.int64)
+    total = cfg.total_steps
+    kick_until = p.kickstart_until * total
+
+    obs_np, mask_np = env.reset()
+    next_obs, next_mask = torch.from_numpy(obs_np.copy()), torch.from_numpy(mask_np != 0)
+    target = model.num_timesteps + steps
+    ep_return, ep_len, finished, wins = np.zeros(B), np.zeros(B), [], []
+    while model.num_timesteps < target:
+        run.between_rollouts(model, model.num_timesteps, model.record)
+        if p.lr_schedule == "linear":  # decays to 0 at total_steps
+            for g in opt.param_groups:
+                g["lr"] = p.learning_rate * max(0.0, 1.0 - model.num_timesteps / total)
+        # kickstarting: imitate the heuristic, with a weight that decays to 0 at kickstart_until
+        kick = p.kickstart_coef * max(0.0, 1.0 - model.num_timesteps / kick_until) if kick_until > 0 else 0.0
+        t0 = time.perf_counter()
+        # --- rollout: one forward pass for all games per step ---------------------------------------------------
+        for t in range(T):
+            obs_buf[t], mask_buf[t] = next_obs, next_mask
+            if kick > 0:
+                env.teacher_actions(obs_np, mask_np, teacher_np)
+                teach_buf[t] = torch.from_numpy(teacher_np)
+            with torch.no_grad():
+                action, logp, value = net.act(next_obs, next_mask)
+            act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
+            obs_np, mask_np, rew, term, trunc, info = env.step(action.numpy())
+            done = term | trunc
+            rew_buf[t] = torch.from_numpy(rew)
+            done_buf[t] = torch.from_numpy(done.astype(np.float32))
+            next_obs, next_mask = torch.from_numpy(obs_np.copy()), torch.from_numpy(mask_np != 0)
+            ep_return += rew
+            ep_len += 1
+            if done.any():
+                ended = np.flatnonzero(done)
+                finished.extend(ep_return[ended].tolist())
+                wins.extend((info["winner"][ended] == info["final_seat"][ended]).tolist())
+                ep_return[ended], ep_len[ended] = 0.0, 0.0
+            model.num_timesteps += B
+            run.advance(B)
+        rollout_s = time.perf_counter() - t0
+        # --- advantages: GAE(lambda); an ended game's next observation is its next episode's, so no bootstrap --
+        with torch.no_grad():
+            next_value = net.value(next_obs, next_mask)
+        adv = torch.zeros((T, B))
+        last = torch.zeros(B)
+        for t in reversed(range(T)):
+            nonterminal = 1.0 - done_buf[t]
+            nv = next_value if t == T - 1 else val_buf[t + 1]
+            delta = rew_buf[t] + p.gamma * nv * nonterminal - val_buf[t]
+            last = delta + p.gamma * p.gae_lambda * nonterminal * last
+            adv[t] = last
+        returns = adv + val_buf
+        # --- update: n_epochs over shuffled minibatches --------------------------------------------------------
+        t1 = time.perf_counter()
+        b_obs, b_mask = obs_buf.reshape(T * B, D), mask_buf.reshape(T * B, A)
+        b_act, b_logp, b_teach = act_buf.reshape(-1), logp_buf.reshape(-1), teach_buf.reshape(-1)
+        b_adv, b_ret, b_val = adv.reshape(-1), returns.reshape(-1), val_buf.reshape(-1)
+        n = T * B
+        clipfracs, approx_kl = [], torch.tensor(0.0)
+        for _epoch in range(p.n_epochs):
+            order = torch.randperm(n)
+            for start in range(0, n, p.batch_size):
+                idx = order[start: start + p.batch_size]
+                new_logp, teacher_logp, entropy, new_val = net.evaluate(b_obs[idx], b_mask[idx], b_act[idx],
+                                                                        b_teach[idx])
+                log_ratio = new_logp - b_logp[idx]
+                ratio = log_ratio.exp()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean()
+                    clipfracs.append(((ratio - 1.0).abs() > p.clip_range).float().mean().item())
+                mb_adv = b_adv[idx]
+                if p.normalize_advantage:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio,
+                                    -mb_adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
+                v_loss = 0.5 * ((new_val - b_ret[idx]) ** 2).mean()
+                loss = pg_loss - p.ent_coef * entropy.mean() + p.vf_coef * v_loss
+                if kick > 0:
+                    loss = loss - kick * teacher_logp.mean()
+                opt.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
+                opt.step()
+            if p.target_kl is not None and approx_kl > p.target_kl:
+                break
+        update_s = time.perf_counter() - t1
+        # --- logs ---------------------------------------------------------------------------------------------
+        var_y = b_ret.var()
+        model.record("train/policy_loss", pg_loss.item())
+        model.record("train/value_loss", v_loss.item())
+        model.record("train/entropy", entropy.mean().item())
+        model.record("train/approx_kl", approx_kl.item())
+        model.record("train/clip_fraction", float(np.mean(clipfracs)))
+        model.record("train/explained_variance", float(1 - (b_ret - b_val).var() / var_y) if var_y > 0 else 0.0)
+        model.record("train/learning_rate", opt.param_groups[0]["lr"])
+        model.record("train/kickstart_coef", kick)
+        if kick > 0:
+            model.record("train/teacher_agreement", float((b_act == b_teach).float().mean()))
+        model.record("time/env_steps_per_s", T * B / max(rollout_s + update_s, 1e-9))
+        model.record("time/rollout_fraction", rollout_s / max(rollout_s + update_s, 1e-9))
+        if finished:
+            model.record("rollout/ep_rew_mean", float(np.mean(finished)))
+            model.record("rollout/win_rate", float(np.mean(wins)))
+            finished, wins = [], []
+        for name, rate in env.pool.win_rates().items():
+            model.record(f"pool/learner_win_rate/{name}", rate)
+    if model.writer is not None:
+        model.writer.flush()

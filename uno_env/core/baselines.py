@@ -1,0 +1,573 @@
+"""The rule-based players ``greedy`` and ``heuristic``, compiled, so the batched simulator plays them inside its kernel.
+
+They read exactly what the Python agents (``uno_env.agents.greedy``, ``uno_env.agents.heuristic``) read: one
+seat's observation vector and its legal mask, nothing of the state row, and they choose the same action (a test
+compares them over thousands of random decisions in every game).  Greedy's tie-break rotation is an argument
+here: the Python agent draws it from its numpy stream, the batched simulator from the game's opponent stream.
+
+The card-game heuristic is ported line by line, floating-point operations in the same order, so the scores (and
+so the choices) are bit-for-bit those of the Python agents.  UNO Dice, where a play names a die rather than a
+face, keeps its Python players (``agents/greedy.py``, ``agents/dice_heuristic.py``) for now: in the batched
+simulator they move through ``act_batch``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from . import engine as E
+from . import observe as O
+from . import wilds
+from ._cache import rule_sources, track_dependencies
+from .cards import (
+    COL_COLOUR,
+    COL_COUNT,
+    COL_POINTS,
+    COL_SYMBOL,
+    DRAW_ONE,
+    DRAW_TWO,
+    NO_COLOUR,
+    REVERSE,
+    SKIP,
+    WILD_DIP,
+    WILD_DRAW_FOUR,
+    WILD_DRAW_TWO,
+)
+
+track_dependencies(__file__, rule_sources())
+
+#: what plays a seat inside the batched kernel (``pool_kind`` codes); EXTERNAL seats are moved from Python
+KIND_EXTERNAL, KIND_RANDOM, KIND_GREEDY, KIND_HEURISTIC = -1, 0, 1, 2
+#: baseline name -> kind code, for the baselines the kernel can play itself
+COMPILED_BASELINES = {"random": KIND_RANDOM, "greedy": KIND_GREEDY, "heuristic": KIND_HEURISTIC}
+
+#: the card-game heuristic's weights (``HeuristicAgent(weights=...)`` overrides them by name)
+HEURISTIC_WEIGHTS: dict[str, float] = {
+    "colour_count": 0.5,  # per card of the new colour left in hand after the play
+    "other_match": 0.3,  # per card left that matches the new top by number/symbol only
+    "points": 0.02,  # per point of the card shed
+    "wild_save": 8.0,  # penalty for a wild while a coloured card is playable
+    "wd_bonus": 6.0,  # a legal Wild Draw Four / Wild Draw 2: the next player draws (or draws 6 if it challenges)
+    "extra_turn": 3.0,  # 2 players: a Skip/Reverse/Draw card with a card to follow it
+    "aim": 6.0,  # the card hits a player close to going out
+    "aim_size": 2,  # "close to going out": at most this many cards
+    "feed_penalty": 6.0,  # the card hands the turn to a player close to going out
+    "draw_card_bonus": 1.5,  # per card a draw card makes its victim draw
+    "bluff_prior": 1.0,  # probability an opponent plays a Wild Draw card even when it is not legal
+    "challenge_threshold": 0.25,  # challenge when P(guilty) exceeds this
+    "colour_deny": 3.0,  # colour choice: times P(the player facing the colour can follow it)
+    "stuck": 1.0,  # 2 players: an extra-turn card with no card to follow it
+    "deny": 20.0,  # times P(the player facing the new top can follow it)
+    "deny_close": 1.0,  # ... increased by this factor when that player is close to going out
+}
+(W_COLOUR_COUNT, W_OTHER_MATCH, W_POINTS, W_WILD_SAVE, W_WD_BONUS, W_EXTRA_TURN, W_AIM, W_AIM_SIZE, W_FEED,
+ W_DRAW_CARD, W_BLUFF_PRIOR, W_CHALLENGE, W_COLOUR_DENY, W_STUCK, W_DENY, W_DENY_CLOSE) = range(16)
+assert len(HEURISTIC_WEIGHTS) == 16
+
+
+def heuristic_weight_array(weights: dict[str, float] | None = None) -> np.ndarray:
+    """The weights in the order the compiled heuristic reads them (defaults where ``weights`` has no value)."""
+    merged = dict(HEURISTIC_WEIGHTS, **(weights or {}))
+    return np.array([float(merged[k]) for k in HEURISTIC_WEIGHTS], dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------------------------- action table
+@njit(cache=True, inline="always")
+def _start(a_k, a_b, k):
+    return a_k * k + a_b
+
+
+@njit(cache=True, inline="always")
+def _argmax(obs, lo, hi):
+    best, at = obs[lo], 0
+    for i in range(lo + 1, hi):
+        if obs[i] > best:
+            best, at = obs[i], i - lo
+    return at
+
+
+@njit(cache=True, inline="always")
+def _is_wild(spec, kind):
+    return spec[kind, COL_COLOUR] == NO_COLOUR
+
+
+# ---------------------------------------------------------------------------------------------- greedy
+@njit(cache=True)
+def greedy_action(obs, mask, spec, offs, n, shift):
+    """``GreedyAgent``'s choice for one decision; ``shift`` is its tie-break rotation (0..A-1)."""
+    k = spec.shape[0]
+    a_n = mask.shape[0]
+    colour = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)
+    swap = _start(E.A_SWAP_K, E.A_SWAP_B, k)
+    n_swap = min(n - 1, a_n - swap)
+    any_colour = False
+    for c in range(4):
+        if mask[colour + c] != 0:
+            any_colour = True
+    if any_colour:  # name the colour held most of
+        best, best_s = -1, np.int64(-(2**62))
+        for c in range(4):
+            if mask[colour + c] == 0:
+                continue
+            cnt = np.float32(0.0)
+            for kind in range(k):
+                if spec[kind, COL_COLOUR] == c:
+                    cnt += obs[offs[O.B_HAND] + kind]
+            s = np.int64(cnt) * a_n + (colour + c - shift) % a_n
+            if s > best_s:
+                best, best_s = colour + c, s
+        return best
+    any_swap = False
+    for i in range(n_swap):
+        if mask[swap + i] != 0:
+            any_swap = True
+    if any_swap:  # swap with the smallest other hand
+        best, best_s = -1, np.int64(-(2**62))
+        for i in range(n_swap):
+            if mask[swap + i] == 0:
+                continue
+            s = -np.int64(obs[offs[O.B_HAND_SIZES] + 1 + i]) * a_n + (swap + i - shift) % a_n
+            if s > best_s:
+                best, best_s = swap + i, s
+        return best
+    # every other decision: the highest fixed score, ties broken by the rotation
+    play = _start(E.A_PLAY_K, E.A_PLAY_B, k)
+    play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
+    keep = _start(E.A_KEEP_K, E.A_KEEP_B, k)
+    challenge = _start(E.A_CHALLENGE_K, E.A_CHALLENGE_B, k)
+    give = _start(E.A_GIVE_K, E.A_GIVE_B, k)
+    best, best_v, best_r = -1, -np.inf, -1
+    for a in range(a_n):
+        if mask[a] == 0:
+            continue
+        if a < play_uno:
+            v = 1000.0 + spec[a - play, COL_POINTS]
+        elif a < colour:
+            v = 1000.5 + spec[a - play_uno, COL_POINTS]
+        elif a < colour + 4:
+            v = 100.0
+        elif a == keep:
+            v = 10.0
+        elif a == challenge:
+            v = -1e9
+        elif give <= a < give + k:
+            v = 500.0 + spec[a - give, COL_POINTS]
+        elif a >= swap:
+            v = 500.0
+        else:
+            v = 0.0
+        r = (a - shift) % a_n
+        if v > best_v or (v == best_v and r > best_r):
+            best, best_v, best_r = a, v, r
+    return best
+
+
+# ---------------------------------------------------------------------------------------------- heuristic
+@njit(cache=True, inline="always")
+def _restricted(spec, kind):
+    sym = spec[kind, COL_SYMBOL]
+    return sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO
+
+
+@njit(cache=True)
+def _unseen(obs, spec, offs, out):
+    """Copies of each kind the seat cannot see: deck - own hand - discard pile (card games)."""
+    k = spec.shape[0]
+    for kind in range(k):
+        v = float(spec[kind, COL_COUNT]) - float(obs[offs[O.B_HAND] + kind]) - float(obs[offs[O.B_DISCARDED] + kind])
+        out[kind] = v if v > 0.0 else 0.0
+
+
+_NSYM = 20  # symbols are 0..17 (cards.py)
+_T_SAME = 5 + _NSYM  # start of the (colour, symbol) -> kind table inside ``tab``
+
+
+@njit(cache=True)
+def _unseen_tables(spec, unseen, tab):
+    """Per-decision sums the match model reads: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
+    ``tab[5 + symbol]`` unseen coloured cards per symbol, ``tab[_T_SAME + colour * 20 + symbol]`` the kind of that
+    colour and symbol (-1: none)."""
+    tab[:_T_SAME] = 0.0
+    tab[_T_SAME:] = -1.0
+    for kind in range(spec.shape[0]):
+        c = spec[kind, COL_COLOUR]
+        if c == NO_COLOUR:
+            tab[4] += unseen[kind]
+        else:
+            tab[c] += unseen[kind]
+            tab[5 + spec[kind, COL_SYMBOL]] += unseen[kind]
+            at = _T_SAME + c * _NSYM + spec[kind, COL_SYMBOL]
+            if tab[at] < 0:  # one kind per colour and symbol in every game
+                tab[at] = kind
+
+
+@njit(cache=True)
+def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
+    """P(the seat ``rel`` places after the viewer can follow ``kind`` with ``colour`` named), from the unseen cards."""
+    if total <= 0:
+        return 0.0
+    m = tab[colour] + tab[4]
+    if not _is_wild(spec, kind):
+        sym = spec[kind, COL_SYMBOL]
+        same = int(tab[_T_SAME + colour * _NSYM + sym])
+        if same < 0:
+            same = kind
+        m += tab[5 + sym] - unseen[same]
+    f = min(max(m / total, 0.0), 1.0)
+    h = int(obs[sizes_at + rel])
+    if h < 0:
+        h = 0
+    return 1.0 - math.pow(1.0 - f, float(h))
+
+
+@njit(cache=True)
+def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w):
+    """P(the Wild Draw card just played was a bluff), from the public information."""
+    k = spec.shape[0]
+    direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
+    prev = (n - 1) if direction > 0 else 1 % n
+    h = int(obs[offs[O.B_HAND_SIZES] + prev])
+    if h <= 0:
+        return 0.0
+    total = 0.0
+    for kind in range(k):
+        total += unseen[kind]
+    if total <= 0:
+        return 0.0
+    by_colour = np.zeros(4)
+    for kind in range(k):
+        c = spec[kind, COL_COLOUR]
+        if c < 4:
+            by_colour[c] += unseen[kind]
+    if any_playable:
+        wild_unseen = 0.0
+        for kind in range(k):
+            if _is_wild(spec, kind) and not _restricted(spec, kind):
+                wild_unseen += unseen[kind]
+        mean = (by_colour[0] + by_colour[1] + by_colour[2] + by_colour[3]) / 4.0
+        p = mean / total * 1.3 + wild_unseen / total
+        p = min(p, 0.95)
+        q = 1.0 - math.pow(1.0 - p, float(h))
+    else:
+        q = 0.0
+        for c in range(4):
+            none = 1.0
+            for i in range(h):
+                none *= max(total - by_colour[c] - i, 0.0) / max(total - i, 1.0)
+            q += (1.0 - none) / 4.0
+    beta = w[W_BLUFF_PRIOR]
+    denom = beta * q + (1.0 - q)
+    return beta * q / denom if denom > 0 else 0.0
+
+
+@njit(cache=True)
+def heuristic_action(obs, mask, cfg, spec, offs, w, scratch):
+    """``HeuristicAgent``'s choice for one decision of a card game (``scratch``: a zeroed state row, for asking
+    the rules whether a Wild Draw Four would be legal)."""
+    k = spec.shape[0]
+    n = cfg[E.C_NP]
+    a_n = mask.shape[0]
+    n_legal = 0
+    first = -1
+    for a in range(a_n):
+        if mask[a] != 0:
+            n_legal += 1
+            if first < 0:
+                first = a
+    if n_legal == 1:
+        return first
+    play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
+    colour_a = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)
+    phase = _argmax(obs, offs[O.B_PHASE], offs[O.B_PHASE] + E.NUM_PHASES)
+    unseen = np.empty(k)
+    _unseen(obs, spec, offs, unseen)
+    total = 0.0
+    for kind in range(k):
+        total += unseen[kind]
+    tab = np.empty(_T_SAME + 4 * _NSYM)
+    _unseen_tables(spec, unseen, tab)
+    direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
+    rel_next = 1 % n if direction > 0 else n - 1
+    sizes_at = offs[O.B_HAND_SIZES]
+    hand_at = offs[O.B_HAND]
+    if phase == E.PH_COLOUR:
+        counts = np.zeros(4)
+        pts = np.zeros(4)
+        for kind in range(k):
+            c = spec[kind, COL_COLOUR]
+            if c < 4:
+                counts[c] += float(obs[hand_at + kind])
+                pts[c] += float(obs[hand_at + kind]) * spec[kind, COL_POINTS]
+        top = _argmax(obs, offs[O.B_TOP], offs[O.B_TOP] + k)
+        if _restricted(spec, top):
+            facing = 0 if n == 2 else (2 * direction) % n
+        else:
+            facing = rel_next
+        csum = counts[0] + counts[1] + counts[2] + counts[3]
+        best, best_s = first, -np.inf
+        for a in range(a_n):
+            if mask[a] == 0:
+                continue
+            c = a - colour_a
+            if not 0 <= c < 4:
+                continue
+            s = w[W_COLOUR_COUNT] * counts[c] + 0.001 * pts[c]
+            if csum == 0:
+                s = 0.0
+            if facing:
+                closeness = 1.0 + (w[W_DENY_CLOSE] if obs[sizes_at + facing] <= w[W_AIM_SIZE] else 0.0)
+                s -= w[W_COLOUR_DENY] * _match_prob(obs, spec, unseen, tab, total, sizes_at, facing, top, c) \
+                    * closeness
+            if s > best_s:
+                best, best_s = a, s
+        return best
+    if phase == E.PH_PENDING:
+        best, best_uno, best_pts = -1, False, -1
+        for a in range(colour_a):  # stacking: pass the penalty on (the UNO call, then the most points)
+            if mask[a] == 0:
+                continue
+            uno = a >= play_uno
+            p = spec[a % k, COL_POINTS]
+            if best < 0 or (uno and not best_uno) or (uno == best_uno and p > best_pts):
+                best, best_uno, best_pts = a, uno, p
+        if best >= 0:
+            return best
+        challenge = _start(E.A_CHALLENGE_K, E.A_CHALLENGE_B, k)
+        any_playable = cfg[E.C_WD_LEGAL_ANY_PLAYABLE] == 1
+        if mask[challenge] != 0 and _guilty_probability(obs, spec, offs, n, any_playable, unseen, w) \
+                > w[W_CHALLENGE]:
+            return challenge
+        accept = _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)
+        return accept if mask[accept] != 0 else first
+    if phase == E.PH_GIVE:
+        give = _start(E.A_GIVE_K, E.A_GIVE_B, k)
+        counts = np.zeros(4)
+        for kind in range(k):
+            c = spec[kind, COL_COLOUR]
+            if c < 4:
+                counts[c] += float(obs[hand_at + kind])
+        best, best_v = first, np.inf
+        for a in range(a_n):
+            if mask[a] == 0:
+                continue
+            kind = a - give
+            if kind < 0 or kind >= k:  # only give actions are legal here; never read outside the table
+                continue
+            v = 0.0
+            if _is_wild(spec, kind):
+                v += 100.0
+            elif spec[kind, COL_SYMBOL] >= 10:
+                v += 20.0
+            else:
+                v += counts[spec[kind, COL_COLOUR]] * 2.0 - spec[kind, COL_POINTS] * 0.1
+            if v < best_v:
+                best, best_v = a, v
+        return best
+    if phase == E.PH_SWAP:
+        swap = _start(E.A_SWAP_K, E.A_SWAP_B, k)
+        best, best_v = first, np.inf
+        for a in range(a_n):
+            if mask[a] != 0 and swap <= a < swap + n - 1:
+                v = obs[sizes_at + a - swap + 1]
+                if v < best_v:
+                    best, best_v = a, v
+        return best
+    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first)
+
+
+@njit(cache=True)
+def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first):
+    k = spec.shape[0]
+    n = cfg[E.C_NP]
+    play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
+    colour_a = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)
+    draw = _start(E.A_DRAW_K, E.A_DRAW_B, k)
+    keep = _start(E.A_KEEP_K, E.A_KEEP_B, k)
+    reroll = _start(E.A_REROLL_K, E.A_REROLL_B, k)
+    playable = np.zeros(k, dtype=np.bool_)
+    uno_ok = np.zeros(k, dtype=np.bool_)
+    any_play = False
+    for a in range(colour_a):
+        if mask[a] != 0:
+            playable[a % k] = True
+            any_play = True
+            if a >= play_uno:
+                uno_ok[a % k] = True
+    if not any_play:  # nothing to play: draw / reroll / keep / pass / accept, whichever is offered
+        for a in (draw, reroll, keep, _start(E.A_PASS_K, E.A_PASS_B, k), _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)):
+            if mask[a] != 0:
+                return a
+        return first
+    hand_at = offs[O.B_HAND]
+    sizes_at = offs[O.B_HAND_SIZES]
+    hand = np.empty(k, dtype=np.int64)
+    hand_size = 0
+    for kind in range(k):
+        hand[kind] = int(obs[hand_at + kind])
+        hand_size += hand[kind]
+    cur_colour = _argmax(obs, offs[O.B_COLOUR], offs[O.B_COLOUR] + 4)
+    top = _argmax(obs, offs[O.B_TOP], offs[O.B_TOP] + k)
+    rel_next = 1 % n if direction > 0 else n - 1
+    rel_after = (2 * direction) % n if n > 2 else 0
+    rel_prev = (-direction) % n
+    close = w[W_AIM_SIZE]
+    next_close = n > 1 and obs[sizes_at + rel_next] <= close
+    after_close = n > 2 and obs[sizes_at + rel_after] <= close
+    prev_close = n > 2 and obs[sizes_at + rel_prev] <= close
+    coloured_playable = False
+    for kind in range(k):
+        if playable[kind] and not _is_wild(spec, kind):
+            coloured_playable = True
+    # ask the rules whether a Wild Draw Four / Wild Draw 2 would be legal (what RulesQuery does)
+    for kind in range(k):
+        scratch[E.O_HAND + kind] = hand[kind]
+    scratch[E.S_TOP] = top
+    scratch[E.S_COLOUR] = cur_colour
+    wd_legal = wilds.restricted_wild_legal(scratch, cfg, spec, 0)
+    seven_zero = cfg[E.C_SEVEN_ZERO] == 1
+    rem = np.empty(k, dtype=np.int64)
+    best_kind, best_s = -1, -np.inf
+    for kind in range(k):
+        if not playable[kind]:
+            continue
+        if best_kind < 0:
+            best_kind = kind
+        if hand_size == 1:
+            best_kind, best_s = kind, np.inf
+            break
+        s = _score_play(obs, spec, w, n, kind, hand, rem, hand_size, coloured_playable, wd_legal, next_close,
+                        after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total,
+                        sizes_at, seven_zero)
+        if s > best_s:
+            best_kind, best_s = kind, s
+    if best_s < -50.0:  # the best play is a bluff: draw instead
+        for a in (draw, reroll, keep):
+            if mask[a] != 0:
+                return a
+    if phase == E.PH_DRAWN and best_s < -50.0 and mask[keep] != 0:
+        return keep
+    return best_kind + (play_uno if uno_ok[best_kind] else 0)
+
+
+@njit(cache=True)
+def _score_play(obs, spec, w, n, kind, hand, rem, hand_size, coloured_playable, wd_legal, next_close, after_close,
+                prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total, sizes_at, seven_zero):
+    """The score of playing ``kind`` (higher is better); the terms are added in the Python agent's order."""
+    k = spec.shape[0]
+    sym = spec[kind, COL_SYMBOL]
+    wild = _is_wild(spec, kind)
+    for kk in range(k):
+        rem[kk] = hand[kk]
+    rem[kind] -= 1
+    if wild:  # a wild names the colour held most of after it
+        col_counts = np.zeros(4, dtype=np.int64)
+        for kk in range(k):
+            if hand[kk] > 0 and rem[kk] and not _is_wild(spec, kk):
+                col_counts[spec[kk, COL_COLOUR]] += rem[kk]
+        new_colour = 0
+        for c in range(1, 4):
+            if col_counts[c] > col_counts[new_colour]:
+                new_colour = c
+    else:
+        new_colour = spec[kind, COL_COLOUR]
+    colour_left = other_left = wild_left = 0
+    for kk in range(k):
+        c = rem[kk]
+        if hand[kk] <= 0 or not c:
+            continue
+        if _is_wild(spec, kk):
+            wild_left += c
+        elif spec[kk, COL_COLOUR] == new_colour:
+            colour_left += c
+        elif spec[kk, COL_SYMBOL] == sym:
+            other_left += c
+    left = colour_left + other_left + wild_left
+    s = 10.0 + w[W_COLOUR_COUNT] * colour_left + w[W_OTHER_MATCH] * other_left + w[W_POINTS] * spec[kind, COL_POINTS]
+    if wild:
+        if sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO:
+            if not wd_legal:
+                s -= 100.0
+            else:
+                s += w[W_WD_BONUS]
+        if coloured_playable and hand_size > 2:
+            s -= w[W_WILD_SAVE]
+        if sym == WILD_DIP:
+            s -= 1.0
+    skips_next = (sym == SKIP or sym == DRAW_TWO or sym == DRAW_ONE or sym == WILD_DRAW_FOUR
+                  or sym == WILD_DRAW_TWO or (sym == REVERSE and n == 2))
+    # aim: hit the player close to going out, do not feed one
+    amount = 0
+    if sym == DRAW_TWO or sym == WILD_DRAW_TWO:
+        amount = 2
+    elif sym == DRAW_ONE:
+        amount = 1
+    elif sym == WILD_DRAW_FOUR:
+        amount = 4
+    if amount:
+        s += w[W_DRAW_CARD] * amount * (1.0 if next_close else 0.3)
+    if skips_next:
+        if next_close:
+            s += w[W_AIM]
+        if n == 2:
+            if left > 0:
+                s += w[W_EXTRA_TURN]
+        elif after_close:
+            s -= w[W_FEED]
+    elif sym == REVERSE and n > 2:
+        if next_close:
+            s += w[W_AIM] * 0.7
+        if prev_close:
+            s -= w[W_FEED]
+    # denial: can the player who faces the new top follow it?
+    if skips_next:
+        facing = 0 if n == 2 else rel_after
+    elif sym == REVERSE and n > 2:
+        facing = rel_prev
+    else:
+        facing = rel_next
+    if not facing and n == 2 and left == 0:
+        facing = rel_next
+        s -= w[W_STUCK]
+    if facing:
+        p = _match_prob(obs, spec, unseen, tab, total, sizes_at, facing, kind, new_colour)
+        closeness = 1.0 + (w[W_DENY_CLOSE] if obs[sizes_at + facing] <= close else 0.0)
+        s -= w[W_DENY] * p * closeness
+    if seven_zero and not wild:
+        if sym == 7:
+            smallest = np.inf
+            for r in range(1, n):
+                v = obs[sizes_at + r]
+                if v < smallest:
+                    smallest = v
+            if n > 1:
+                s += (hand_size - 1 - smallest) * 1.0
+        elif sym == 0:
+            s += (hand_size - 1 - obs[sizes_at + rel_prev]) * 1.0
+    return s
+
+
+# ---------------------------------------------------------------------------------------------- dispatch
+@njit(cache=True)
+def baseline_action(kind, obs, mask, cfg, spec, offs, w, scratch, rng):
+    """The action of compiled baseline ``kind`` (KIND_*) for one seat's ``obs`` and ``mask``; -1 if it has none.
+
+    ``rng`` (a PRNG word) gives the random player its draw and greedy its tie-break rotation.
+    """
+    if kind == KIND_GREEDY:
+        return greedy_action(obs, mask, spec, offs, cfg[E.C_NP], E._below(rng, mask.shape[0]))
+    if kind == KIND_HEURISTIC and cfg[E.C_GAME] != E.GAME_DICE:
+        return heuristic_action(obs, mask, cfg, spec, offs, w, scratch)
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def baseline_actions(kind, obs, masks, cfg, spec, offs, w, shifts, out):
+    """``out[i]`` = compiled baseline ``kind``'s action for row ``i`` (greedy: tie-break rotation ``shifts[i]``)."""
+    scratch = np.zeros(E.STATE_LEN, dtype=np.int32)
+    for i in range(masks.shape[0]):
+        if kind == KIND_GREEDY:
+            out[i] = greedy_action(obs[i], masks[i], spec, offs, cfg[E.C_NP], shifts[i])
+        else:
+            out[i] = heuristic_action(obs[i], masks[i], cfg, spec, offs, w, scratch)
