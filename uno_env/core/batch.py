@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from . import baselines as BL
+from . import common as U
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from .invariants import check_state
@@ -56,19 +57,8 @@ def first_illegal(rows, actions, masks):
 
 @njit(cache=True, inline="always")
 def random_legal(mask, rng):
-    """A uniformly random legal action of ``mask`` drawn with the PRNG word ``rng`` (-1 if none is legal)."""
-    n = 0
-    for a in range(mask.shape[0]):
-        n += mask[a]
-    if n == 0:
-        return -1
-    j = E._below(rng, n)
-    for a in range(mask.shape[0]):
-        if mask[a] != 0:
-            if j == 0:
-                return a
-            j -= 1
-    return -1
+    """A uniformly random legal action of ``mask`` (-1 if none)."""
+    return U.random_legal(mask, mask.shape[0], rng)
 
 
 @njit(cache=True)

@@ -32,6 +32,24 @@ def below(rng, n):
     return np.int64(((next_u64(rng) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
+@njit(cache=True, inline="always")
+def random_legal(mask, na, rng):
+    """A uniformly random legal action among the first ``na`` entries of ``mask`` (-1 if none), from the PRNG
+    ``rng``: the random opponent inside the batch kernel and the random rollout of the search (compiled)."""
+    n = 0
+    for a in range(na):
+        n += mask[a]
+    if n == 0:
+        return -1
+    j = below(rng, n)
+    for a in range(na):
+        if mask[a] != 0:
+            if j == 0:
+                return a
+            j -= 1
+    return -1
+
+
 @njit(cache=True)
 def seed_rng(rng, seed):
     """Set the game's splitmix64 PRNG word ``rng[0]`` from ``seed`` (compiled)."""

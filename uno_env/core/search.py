@@ -58,18 +58,7 @@ NEG = -1.0e18
 @njit(cache=True)
 def random_action(mask, na, rng):
     """A uniformly random legal action of ``mask`` (-1 if none)."""
-    n = 0
-    for a in range(na):
-        n += mask[a]
-    if n == 0:
-        return -1
-    j = U.below(rng, n)
-    for a in range(na):
-        if mask[a] != 0:
-            if j == 0:
-                return a
-            j -= 1
-    return -1
+    return U.random_legal(mask, na, rng)
 
 
 @njit(cache=True)
