@@ -1,8 +1,9 @@
 """``heuristic``: a rule-based player for every game and option.
 
-Measured with ``uno-env evaluate`` (2-player classic, 2,000 games, seed 0): 98.8% against ``random`` and 61.7%
-against ``greedy`` under the standard rules; 65.5% against ``random`` under the ``rlcard`` preset (the rule set of
-published UNO bots, where the best heuristic bots reach about 66%).  The weights were tuned with such runs.
+Measured with ``uno-env evaluate`` (2-player classic, 5,000 games, seed 0; the README's arena table): 98.1% against
+``random`` and 54.5% against ``greedy`` under the standard rules; 59.3% against ``random`` under the ``rlcard``
+preset (RLCard 1.2.0's game, where published heuristic bots reach about 66%).  The weights were tuned (under the
+earlier defaults) with such runs.
 
 It acts on the observation alone (no memory), so one object can play many games, seats or batch rows.  Each
 legal action gets a score built from a few rules; the best score wins (ties: lowest action id).
