@@ -22,7 +22,7 @@ from ._exact_copy import ExactCopy
 from .config import make_rules
 from .core import engine as E
 from .core.cards import COL_COUNT, COL_POINTS
-from .core.game import Game, GameMetadata
+from .core.game import Game, GameMetadata, check_shell_part
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.observe import observe_one, step_and_observe
 from .render import render_ansi
@@ -229,16 +229,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
                     "terminations": {a: done == 1 for a in agents}, "truncations": {a: done == 2 for a in agents},
                     "infos": {a: {} for a in agents} if not done else None, "seed": self._seed,
                     "episode": self._episode, "illegal_ended": False}
-        if not isinstance(env, Mapping):
-            raise TypeError(f"env: expected a mapping (the shell's state), got {type(env).__name__}")
         keys = {"kind", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
                 "terminations", "truncations", "infos", "seed", "episode", "illegal_ended"}
-        if env.get("kind") != "aec":
-            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; an AEC "
-                             f"environment loads 'aec' states (drop the 'env' key to load only the game)")
-        if set(env) != keys:
-            raise ValueError(f"env: expected the keys {sorted(keys)}; missing {sorted(keys - set(env))}, unknown "
-                             f"{sorted(map(str, set(env) - keys))}")
+        check_shell_part(env, "aec", keys, "the shell's state", "an AEC environment")
         agents = env["agents"]
         if not isinstance(agents, list) or any(a not in self.possible_agents for a in agents) \
                 or agents != [a for a in self.possible_agents if a in agents]:

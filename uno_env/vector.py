@@ -54,7 +54,7 @@ from .config import make_rules
 from .core import baselines as BL
 from .core import batch as K
 from .core.cards import COL_COUNT, COL_POINTS
-from .core.game import Game, GameMetadata
+from .core.game import Game, GameMetadata, check_shell_part
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView, StateView
 from .core.validate import range_faults, row_problem
 from .opponents import load_opponent
@@ -320,17 +320,10 @@ class _VectorBase(ExactCopy, GameMetadata):
     def _check_env(self, env: Any, row: np.ndarray) -> dict[str, Any] | None:
         if env is None:
             return None
-        if not isinstance(env, Mapping):
-            raise TypeError(f"env: expected a mapping (the game's counters), got {type(env).__name__}")
         single = hasattr(self, "_learner")
         keys = {"kind", "seed", "seed_blocks", "seed_pos", "episode", "episode_seed", "opponent_rng"} | (
             {"learner_seat", "opponent_ids"} if single else set())
-        if env.get("kind") != "vector":
-            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; a vector "
-                             f"env loads 'vector' states (drop the 'env' key to load only the game)")
-        if set(env) != keys:
-            raise ValueError(f"env: expected the keys {sorted(keys)}; missing {sorted(keys - set(env))}, unknown "
-                             f"{sorted(map(str, set(env) - keys))}")
+        check_shell_part(env, "vector", keys, "the game's counters", "a vector env")
         limits = {"seed": (0, 2**64 - 1), "seed_blocks": (1, 2**62), "seed_pos": (0, SEEDS_PER_REFILL),
                   "episode": (-1, 2**62), "episode_seed": (0, 2**63 - 1)}
         for key, (lo, hi) in limits.items():

@@ -38,6 +38,19 @@ VIEW_KEYS = (
 )
 
 
+
+def check_shell_part(env: Any, kind: str, keys: set[str], holds: str, shell: str) -> None:
+    """Check the ``env`` part of a state dict: a mapping saved by a ``kind`` shell with exactly ``keys``; ``holds``
+    says what it holds and ``shell`` names the loading shell, for the errors."""
+    if not isinstance(env, Mapping):
+        raise TypeError(f"env: expected a mapping ({holds}), got {type(env).__name__}")
+    if env.get("kind") != kind:
+        raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; {shell} "
+                         f"loads {kind!r} states (drop the 'env' key to load only the game)")
+    if set(env) != keys:
+        raise ValueError(f"env: expected the keys {sorted(keys)}; missing {sorted(keys - set(env))}, unknown "
+                         f"{sorted(map(str, set(env) - keys))}")
+
 class Game:
     """Static data of one configured game. Cheap to build; share it between environments."""
 
