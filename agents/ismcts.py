@@ -25,6 +25,7 @@ import numpy as np
 
 from uno_env.core import engine as E
 from uno_env.core import search as S
+from uno_env.core.baselines import heuristic_weight_array
 from uno_env.core.invariants import FAILURE_NAMES, check_state
 from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
 
@@ -39,6 +40,14 @@ DEFAULT_ROLLOUT = "greedy"
 DEFAULT_C = 0.7
 #: rollout decisions before a simulation is scored from the hand sizes (0: play the round out)
 DEFAULT_HORIZON = 0
+#: the search: ``tree`` (SO-ISMCTS) or ``flat`` (flat Monte Carlo with common random numbers)
+MODES = ("tree", "flat")
+DEFAULT_MODE = "tree"
+#: the other seats' moves in the tree: ``search`` (their own UCB) or ``model`` (the rollout policy's)
+OPPONENT_MODELS = ("search", "model")
+DEFAULT_OPP = "search"
+#: progressive bias toward the rollout policy's choice at the searcher's nodes (0: none)
+DEFAULT_BIAS = 0.0
 MAX_SIMS = 1_000_000
 MAX_MS = 600_000.0
 #: batch of simulations between two clock reads under a time budget
@@ -54,6 +63,9 @@ ISMCTS_ARGUMENTS: dict[str, str] = {
     "c": f"UCB1 exploration constant, 0 <= c <= 100 (default {DEFAULT_C})",
     "horizon": f"rollout decisions before the position is scored from the hand sizes, an integer 0..100000; "
                f"0 plays the round out (default {DEFAULT_HORIZON})",
+    "mode": f"search: one of {', '.join(MODES)} (default {DEFAULT_MODE})",
+    "opp": f"the other seats' moves in the tree: one of {', '.join(OPPONENT_MODELS)} (default {DEFAULT_OPP})",
+    "bias": f"progressive bias toward the rollout policy's choice, 0 <= bias <= 100 (default {DEFAULT_BIAS:g})",
 }
 
 
@@ -77,7 +89,8 @@ class ISMCTSAgent(BaseAgent):
 
     def __init__(self, game: Any = "classic", seed: int | None = None, sims: int | None = None,
                  ms: float | None = None, rollout: str = DEFAULT_ROLLOUT, c: float = DEFAULT_C,
-                 horizon: int = DEFAULT_HORIZON):
+                 horizon: int = DEFAULT_HORIZON, mode: str = DEFAULT_MODE, opp: str = DEFAULT_OPP,
+                 bias: float = DEFAULT_BIAS):
         super().__init__(game, seed)
         if sims is not None and ms is not None:
             raise ValueError("ismcts: give a budget of sims or of ms, not both")
@@ -89,6 +102,12 @@ class ISMCTSAgent(BaseAgent):
         self.rollout = rollout
         self.c = _number("c", c, float, 0.0, 100.0)
         self.horizon = _number("horizon", horizon, int, 0, 100_000)
+        for name, value, allowed in (("mode", mode, MODES), ("opp", opp, OPPONENT_MODELS)):
+            if value not in allowed:
+                raise ValueError(f"ismcts: {name} must be one of {', '.join(allowed)}; got {value!r}")
+        self.mode = mode
+        self.opp = opp
+        self.bias = _number("bias", bias, float, 0.0, 100.0)
         self._policy = S.ROLLOUTS.index(rollout)
         self._word = np.zeros(1, dtype=np.uint64)
         self._seed_word(seed)
@@ -100,7 +119,15 @@ class ISMCTSAgent(BaseAgent):
         self._root_mask = np.zeros(a, dtype=np.int8)
         self._rew = np.zeros(MAX_PLAYERS, dtype=np.float32)
         self._pool = np.zeros(MAX_ITEMS, dtype=np.int32)
-        self._score = np.zeros(a, dtype=np.float64)
+        self._obs = np.zeros(self.game.obs_dim, dtype=np.float32)
+        self._offs = self.game.obs_offsets
+        self._w = heuristic_weight_array()
+        self._hs = np.zeros(STATE_LEN, dtype=np.int32)
+        self._s2 = np.zeros(STATE_LEN, dtype=np.int32)
+        self._srng2 = np.zeros(1, dtype=np.uint64)
+        self._prng = np.zeros(1, dtype=np.uint64)
+        self._totals = np.zeros(a, dtype=np.float64)
+        self._counts = np.zeros(a, dtype=np.int64)
         self._colours = np.zeros(5, dtype=np.int64)
         self._counters = np.zeros(S.T_LEN, dtype=np.int64)
         self._value = np.zeros(MAX_PLAYERS, dtype=np.float32)
@@ -173,31 +200,68 @@ class ISMCTSAgent(BaseAgent):
         if legal.size == 1:
             self.last_search = {"simulations": 0, "decisions": 0, "seconds": 0.0, "action": int(legal[0])}
             return int(legal[0])
-        self._ensure_tree((self.sims + 1) if self.ms is None else _TIME_NODES)
-        child, visits, avail, wins, counters = self._child, self._visits, self._avail, self._wins, self._counters
-        S.tree_reset(child, visits, avail, wins, counters)
-        args = (self._policy, self.c, self.horizon, self._word, child, visits, avail, wins, counters, self._s,
-                self._srng, self._mask, self._rew, self._pool, self._path, self._score, self._colours, self._value)
+        if self.mode == "flat":
+            action, info = self._flat(st, cur, mask, t0)
+        else:
+            action, info = self._tree(st, cur, mask, t0)
+        info["seconds"] = time.perf_counter() - t0
+        info["action"] = action
+        self.last_search = info
+        return action
+
+    def _budget_loop(self, run, counters, t0: float) -> None:
         if self.ms is None:
-            code = S.search(st, g.cfg, g.spec, g.dice, cur, self.sims, *args)
+            code = run(self.sims)
         else:
             deadline = t0 + self.ms / 1000.0
             code = 0
             while code == 0 and (counters[S.T_SIMS] == 0 or time.perf_counter() < deadline):
-                code = S.search(st, g.cfg, g.spec, g.dice, cur, _TIME_BATCH, *args)
+                code = run(self._time_batch)
         if code != 0:
             raise ValueError("ismcts: the state's public card counts are inconsistent (cannot sample it)")
+
+    @property
+    def _time_batch(self) -> int:
+        return _TIME_BATCH if self.mode == "tree" else max(1, _TIME_BATCH // 4)
+
+    def _tree(self, st: np.ndarray, cur: int, mask: np.ndarray, t0: float) -> tuple[int, dict[str, Any]]:
+        g = self.game
+        self._ensure_tree((self.sims + 1) if self.ms is None else _TIME_NODES)
+        child, visits, avail, wins, counters = self._child, self._visits, self._avail, self._wins, self._counters
+        S.tree_reset(child, visits, avail, wins, counters)
+        args = (self._policy, self.c, self.horizon, OPPONENT_MODELS.index(self.opp), self.bias, self._word, child,
+                visits, avail, wins, counters, self._s, self._srng, self._mask, self._rew, self._pool, self._path,
+                self._obs, self._offs, self._w, self._hs, self._colours, self._value)
+        self._budget_loop(lambda sims: S.search(st, g.cfg, g.spec, g.dice, cur, sims, *args), counters, t0)
         n_visits = np.zeros(mask.shape[0], dtype=np.int64)
         value = np.zeros(mask.shape[0], dtype=np.float64)
         action = int(S.root_choice(child, visits, wins, mask, cur, n_visits, value))
-        self.last_search = {
+        legal = np.flatnonzero(mask)
+        return action, {
             "simulations": int(counters[S.T_SIMS]), "decisions": int(counters[S.T_DECISIONS]),
-            "seconds": time.perf_counter() - t0, "action": action,
             "visits": {int(a): int(n_visits[a]) for a in legal}, "win_rate": {int(a): float(value[a]) for a in legal},
         }
-        return action
+
+    def _flat(self, st: np.ndarray, cur: int, mask: np.ndarray, t0: float) -> tuple[int, dict[str, Any]]:
+        g = self.game
+        counters, totals, counts = self._counters, self._totals, self._counts
+        counters[:] = 0
+        totals[:] = 0.0
+        counts[:] = 0
+        args = (self._policy, self.horizon, self._word, mask, totals, counts, counters, self._s, self._srng,
+                self._s2, self._srng2, self._prng, self._mask, self._rew, self._pool, self._obs, self._offs, self._w,
+                self._hs, self._colours, self._value)
+        self._budget_loop(lambda sims: S.flat_search(st, g.cfg, g.spec, g.dice, cur, sims, *args), counters, t0)
+        legal = np.flatnonzero(mask)
+        means = np.where(counts > 0, totals / np.maximum(counts, 1), -1.0)
+        action = int(legal[np.argmax(means[legal])])  # ties: the lowest action id
+        return action, {
+            "simulations": int(counters[S.T_SIMS]), "decisions": int(counters[S.T_DECISIONS]),
+            "visits": {int(a): int(counts[a]) for a in legal}, "win_rate": {int(a): float(means[a]) for a in legal},
+        }
 
     def __repr__(self) -> str:
         budget = f"ms={self.ms:g}" if self.ms is not None else f"sims={self.sims}"
         return (f"ISMCTSAgent(game={self.game.name!r}, num_players={self.game.num_players}, {budget}, "
-                f"rollout={self.rollout!r}, c={self.c:g}, horizon={self.horizon}, seed={self._seed})")
+                f"mode={self.mode!r}, rollout={self.rollout!r}, opp={self.opp!r}, bias={self.bias:g}, c={self.c:g}, "
+                f"horizon={self.horizon}, seed={self._seed})")

@@ -30,8 +30,9 @@ from uno_env.agents.ismcts import DEFAULT_ROLLOUT, DEFAULT_SIMS, ISMCTSAgent
 from uno_env.config import make_rules
 from uno_env.core import engine as E
 from uno_env.core import search as S
+from uno_env.core.baselines import heuristic_weight_array
 from uno_env.core.game import Game
-from uno_env.core.layout import MAX_PLAYERS
+from uno_env.core.layout import MAX_PLAYERS, STATE_LEN
 from uno_env.core.observe import observe_one
 from uno_env.vector import game_seed
 
@@ -45,12 +46,12 @@ def plain_speed(g: Game, policy: int, steps: int) -> float:
     E.reset_one(st, rng, g.cfg, g.spec, g.dice, game_seed(1))
     mask = np.zeros(g.num_actions, np.int8)
     rew = np.zeros(MAX_PLAYERS, np.float32)
-    score = np.zeros(g.num_actions, np.float64)
-    colours = np.zeros(5, np.int64)
+    scratch = (np.zeros(g.obs_dim, np.float32), g.obs_offsets, heuristic_weight_array(),
+               np.zeros(STATE_LEN, np.int32), np.zeros(5, np.int64))
     prng = np.ones(1, np.uint64)
-    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, 1000, mask, rew, score, colours, prng)  # compile
+    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, 1000, mask, rew, *scratch, prng)  # compile
     t0 = time.process_time()
-    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, steps, mask, rew, score, colours, prng)
+    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, steps, mask, rew, *scratch, prng)
     return steps / (time.process_time() - t0)
 
 

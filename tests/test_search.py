@@ -288,9 +288,82 @@ def test_agent_input_errors_are_clear():
     with pytest.raises(ValueError, match="not the seat to act"):
         ag.act_from_state(st, seat=1)
     for kwargs, field in [({"sims": 0}, "sims"), ({"sims": 2.5}, "sims"), ({"ms": -1}, "ms"), ({"c": "x"}, "c"),
-                          ({"rollout": "smart"}, "rollout"), ({"sims": 5, "ms": 5}, "not both")]:
+                          ({"rollout": "smart"}, "rollout"), ({"sims": 5, "ms": 5}, "not both"),
+                          ({"mode": "pimc"}, "mode must be one of tree, flat"),
+                          ({"opp": "oracle"}, "opp must be one of search, model"), ({"bias": -1}, "bias"),
+                          ({"bias": 101}, "bias")]:
         with pytest.raises(ValueError, match=field):
             ISMCTSAgent(g, **kwargs)
+
+
+# ---------------------------------------------------------------------------------------------- rollout policies
+@pytest.mark.parametrize("name,n,rules", [("classic", 2, None), ("classic", 4, None), ("classic", 3, HOUSE),
+                                          ("pocket", 2, None), ("pocket", 5, HOUSE)])
+def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rules):
+    """The rollout's ``heuristic`` is the agent itself: on determinized states (what a rollout plays from), the
+    compiled choice for the seat to act equals ``HeuristicAgent.act`` on that seat's observation."""
+    from uno_env.agents.heuristic import HeuristicAgent
+    from uno_env.core import search as S
+    from uno_env.core.baselines import heuristic_weight_array
+    from uno_env.core.layout import STATE_LEN
+
+    g = _game(name, n, rules)
+    py = HeuristicAgent(g, seed=0)
+    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, np.int32)
+    mask, colours, prng = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64), np.ones(1, np.uint64)
+    word = np.ones(1, np.uint64)
+    checked = 0
+    for st, _ in _random_states(g, range(6), 120, np.random.default_rng(0)):
+        sample, _ = _sample(g, st, int(st[E.S_CUR]), word)
+        seat = int(sample[E.S_CUR])
+        if E.legal_mask(sample, g.cfg, g.spec, g.dice, mask) < 2:
+            continue
+        got = S.policy_action(sample, g.cfg, g.spec, mask, g.num_actions, S.POLICY_HEURISTIC, prng, obs,
+                              g.obs_offsets, w, hs, colours)
+        seen, _ = _view(g, sample, seat)
+        assert got == py.act(seen, mask.copy()), (name, PHASE_NAMES[sample[E.S_PHASE]])
+        checked += 1
+    assert checked > 200
+
+
+def test_dice_heuristic_rollout_falls_back_to_greedy():
+    """UNO Dice's heuristic is Python-only: its ``heuristic`` rollout plays the compiled greedy rule."""
+    from uno_env.core import search as S
+    from uno_env.core.baselines import heuristic_weight_array
+    from uno_env.core.layout import STATE_LEN
+
+    g = _game("dice", 3)
+    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, np.int32)
+    mask, colours = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64)
+    for st, _ in _random_states(g, range(3), 60, np.random.default_rng(1)):
+        E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
+        a = S.policy_action(st, g.cfg, g.spec, mask, g.num_actions, S.POLICY_HEURISTIC, np.ones(1, np.uint64), obs,
+                            g.obs_offsets, w, hs, colours)
+        b = S.policy_action(st, g.cfg, g.spec, mask, g.num_actions, S.POLICY_GREEDY, np.ones(1, np.uint64), obs,
+                            g.obs_offsets, w, hs, colours)
+        assert a == b
+
+
+@pytest.mark.parametrize("kwargs", [{"mode": "flat", "rollout": "heuristic"},
+                                    {"opp": "model", "rollout": "heuristic", "bias": 2.0},
+                                    {"opp": "model", "rollout": "greedy"}])
+def test_every_search_variant_is_legal_and_reproducible(kwargs):
+    g = _game("classic", 3, HOUSE)
+    runs = [_play_with(g, [ISMCTSAgent(g, seed=10 + s, sims=8, **kwargs) for s in range(3)], 5)[0] for _ in range(2)]
+    assert runs[0] == runs[1]
+    dice = _game("dice", 2)
+    _play_with(dice, [ISMCTSAgent(dice, seed=s, sims=5, **kwargs) for s in range(2)], 1)
+
+
+def test_flat_search_scores_every_root_action_on_the_same_samples():
+    g = _game("classic", 2)
+    st, _ = _new(g, 5)
+    ag = ISMCTSAgent(g, seed=1, sims=30, mode="flat", rollout="heuristic")
+    a = ag.act_from_state(st)
+    info = ag.last_search
+    assert info["simulations"] == 30
+    assert set(info["visits"].values()) == {30}  # every legal action on every sample (common random numbers)
+    assert info["win_rate"][a] == max(info["win_rate"].values())
 
 
 # ---------------------------------------------------------------------------------------------- agent arguments
@@ -306,6 +379,8 @@ def test_agent_arguments_from_the_command_line():
                         ("ismcts:sims", ["key=value"]),
                         ("ismcts:sims=1,sims=2", ["twice"]),
                         ("ismcts:horizon=-1", ["horizon", "0..100000"]),
+                        ("ismcts:mode=deep", ["mode", "tree, flat"]),
+                        ("ismcts:opp=peek", ["opp", "search, model"]),
                         ("heuristic:x=1", ["takes no arguments"])]:
         with pytest.raises(UnknownAgentError) as err:
             load_agent(spec, "classic")

@@ -67,6 +67,7 @@ def _warm_search(game: str) -> None:
     from uno_env.config import make_rules
     from uno_env.core import engine as E
     from uno_env.core import search as S
+    from uno_env.core.baselines import heuristic_weight_array
     from uno_env.core.game import Game
     from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
 
@@ -78,11 +79,21 @@ def _warm_search(game: str) -> None:
     visits, avail = np.zeros(nodes, np.int32), np.zeros(nodes, np.int32)
     wins, counters = np.zeros((nodes, MAX_PLAYERS), np.float32), np.zeros(S.T_LEN, np.int64)
     S.tree_reset(child, visits, avail, wins, counters)
-    S.search(states[0], g.cfg, g.spec, g.dice, int(states[0][E.S_CUR]), 3, S.POLICY_GREEDY, 0.7, 0,
-             np.ones(1, np.uint64), child, visits, avail, wins, counters, np.zeros(STATE_LEN, np.int32),
-             np.zeros(1, np.uint64), np.zeros(a, np.int8), np.zeros(MAX_PLAYERS, np.float32),
-             np.zeros(MAX_ITEMS, np.int32), np.zeros(nodes + 1, np.int32), np.zeros(a, np.float64),
-             np.zeros(5, np.int64), np.zeros(MAX_PLAYERS, np.float32))
+    st, seat = states[0], int(states[0][E.S_CUR])
+    obs, offs, w = np.zeros(g.obs_dim, np.float32), g.obs_offsets, heuristic_weight_array()
+    s, srng, m = np.zeros(STATE_LEN, np.int32), np.zeros(1, np.uint64), np.zeros(a, np.int8)
+    rew, value = np.zeros(MAX_PLAYERS, np.float32), np.zeros(MAX_PLAYERS, np.float32)
+    pool = np.zeros(MAX_ITEMS, np.int32)
+    # policy, opponent model and bias are run-time values: one call compiles every variant
+    S.search(st, g.cfg, g.spec, g.dice, seat, 3, S.POLICY_HEURISTIC, 0.7, 0, 1, 1.0, np.ones(1, np.uint64), child,
+             visits, avail, wins, counters, s, srng, m, rew, pool, np.zeros(nodes + 1, np.int32), obs, offs, w,
+             np.zeros(STATE_LEN, np.int32), np.zeros(5, np.int64), value)
+    root = np.zeros(a, np.int8)
+    E.legal_mask(st, g.cfg, g.spec, g.dice, root)
+    S.flat_search(st, g.cfg, g.spec, g.dice, seat, 1, S.POLICY_HEURISTIC, 0, np.ones(1, np.uint64), root,
+                  np.zeros(a), np.zeros(a, np.int64), counters, s, srng, np.zeros(STATE_LEN, np.int32),
+                  np.zeros(1, np.uint64), np.zeros(1, np.uint64), m, rew, pool, obs, offs, w,
+                  np.zeros(STATE_LEN, np.int32), np.zeros(5, np.int64), value)
     mask = np.zeros(a, np.int8)
     E.legal_mask(states[0], g.cfg, g.spec, g.dice, mask)
     S.root_choice(child, visits, wins, mask, int(states[0][E.S_CUR]), np.zeros(a, np.int64), np.zeros(a))

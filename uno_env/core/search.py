@@ -34,12 +34,13 @@ from numba import njit
 
 from . import common as U
 from . import engine as E
-from . import wilds
 from ._cache import rule_sources, track_dependencies
 from .actions import *  # noqa: F403 - generated action section starts A_*
-from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, NO_COLOUR, REVERSE, SKIP
+from .baselines import heuristic_action
+from .cards import COL_COLOUR, COL_POINTS
 from .determinize import SAMPLE_OK, determinize
 from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
+from .observe import observe_one
 
 track_dependencies(__file__, rule_sources())
 
@@ -72,20 +73,8 @@ def _colour_counts(st, spec, k, seat, out):
 
 
 @njit(cache=True, inline="always")
-def _can_follow(st, spec, k, seat, colour, sym):
-    """Whether ``seat`` holds a card that matches a top of ``colour`` and ``sym`` (a wild always does)."""
-    base = O_HAND + seat * MAX_KINDS
-    for kind in range(k):
-        if st[base + kind] > 0:
-            c = spec[kind, COL_COLOUR]
-            if c == NO_COLOUR or c == colour or spec[kind, COL_SYMBOL] == sym:
-                return True
-    return False
-
-
-@njit(cache=True, inline="always")
 def _other_score(st, cfg, spec, seat, a, k, colours):
-    """Score of a legal action that is not a play (both scripted rollouts): colours, draw, keep, give, swap..."""
+    """Greedy's score of a legal action that is not a play: colours, draw, keep, give, swap..."""
     if a < A_DRAW_K * k + A_DRAW_B:  # name a colour: the one held most of
         return 100.0 + colours[a - (A_COLOUR_K * k + A_COLOUR_B)]
     if a == A_KEEP_K * k + A_KEEP_B:
@@ -101,29 +90,13 @@ def _other_score(st, cfg, spec, seat, a, k, colours):
 
 
 @njit(cache=True)
-def policy_action(st, cfg, spec, mask, na, policy, rng, score, colours):
-    """The rollout policy's action for the acting seat of ``st`` (``mask`` = its legal mask); ``score`` is
-    unused scratch kept for the signature."""
-    if policy == POLICY_RANDOM:
-        return random_action(mask, na, rng)
+def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
+    """The ``greedy`` agent's rule read from the state row (every game, UNO Dice's die plays too): the
+    highest-value card first, the UNO call with it, the colour held most of, never challenge; ties at random."""
     k = cfg[C_K]
     seat = st[S_CUR]
-    heuristic = policy == POLICY_HEURISTIC
-    nxt = 0
-    phase = st[S_PHASE]
-    if heuristic or phase == PH_COLOUR:
+    if st[S_PHASE] == PH_COLOUR:
         _colour_counts(st, spec, k, seat, colours)
-    coloured_play = False
-    close = False
-    n = cfg[C_NP]
-    if heuristic:
-        for kind in range(k):
-            if mask[kind] != 0 and spec[kind, COL_COLOUR] != NO_COLOUR:
-                coloured_play = True
-                break
-        nxt = U.next_seat(st, cfg, seat, 1)
-        close = st[O_HAND_N + nxt] <= 2
-    legal_wd = -1  # computed once, when a restricted wild is on offer
     best = NEG
     pick = -1
     ties = 0
@@ -131,32 +104,7 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, score, colours):
         if mask[a] == 0:
             continue
         if a < 2 * k:  # a play, with (a >= k) or without the UNO call
-            kind = a if a < k else a - k
-            if not heuristic:
-                s = 1000.0 + spec[kind, COL_POINTS]
-            else:
-                colour = spec[kind, COL_COLOUR]
-                sym = spec[kind, COL_SYMBOL]
-                s = 1000.0 + 0.02 * spec[kind, COL_POINTS]
-                if colour == NO_COLOUR:
-                    if U.is_restricted_wild(spec, kind):
-                        if legal_wd < 0:
-                            legal_wd = 1 if wilds.restricted_wild_legal(st, cfg, spec, seat) else 0
-                        s += 6.0 if legal_wd == 1 else -900.0  # never bluff
-                    elif coloured_play and st[O_HAND_N + seat] > 2:
-                        s -= 8.0  # keep a plain wild for when it is needed
-                else:
-                    s += 0.5 * (colours[colour] - 1)
-                # deny: the seat that faces the new top (in the sample) cannot follow it
-                if colour != NO_COLOUR and not _can_follow(st, spec, k, nxt, colour, sym):
-                    s += 4.0
-                amount = U.draw_amount(sym)
-                if sym == SKIP or sym == REVERSE or amount > 0:
-                    if close:
-                        s += 6.0
-                    elif n == 2:
-                        s += 3.0
-                    s += 1.5 * amount
+            s = 1000.0 + spec[a if a < k else a - k, COL_POINTS]
             if a >= k:
                 s += 0.5
         else:
@@ -170,6 +118,24 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, score, colours):
             if U.below(rng, ties) == 0:
                 pick = a
     return pick
+
+
+@njit(cache=True)
+def policy_action(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours):
+    """The rollout policy's action for the acting seat of ``st`` (``mask`` = its legal mask).
+
+    ``heuristic`` is the ``heuristic`` agent itself (``baselines.heuristic_action``, which a test holds equal to
+    the Python agent): it is handed the acting seat's observation of ``st``, written into ``obs`` (float32,
+    the game's observation length; ``offs`` its block offsets), with weights ``w`` and ``hs`` (a state row of
+    scratch).  UNO Dice has no compiled heuristic (its heuristic is the Python ``dice_heuristic`` agent), so there
+    ``heuristic`` falls back to ``greedy``.
+    """
+    if policy == POLICY_RANDOM:
+        return U.random_legal(mask, na, rng)
+    if policy == POLICY_HEURISTIC and cfg[C_GAME] != GAME_DICE:
+        observe_one(st, cfg, spec, offs, st[S_CUR], obs)
+        return heuristic_action(obs, mask, cfg, spec, offs, w, hs)
+    return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
 
 
 # ---------------------------------------------------------------------------------------------- the tree
@@ -186,18 +152,37 @@ def tree_reset(child, visits, avail, wins, counters):
 
 
 @njit(cache=True)
-def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, rng, child, visits, avail, wins, counters,
-           s, srng, mask, rew, pool, path, score, colours, value):
+def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs, colours):
+    """Play ``s`` on with the rollout policy until the round ends (or ``horizon`` decisions); returns the
+    decisions played."""
+    na = mask.shape[0]
+    steps = 0
+    while s[S_DONE] == 0 and s[S_ROUND] == r0 and (horizon == 0 or steps < horizon):
+        E.legal_mask(s, cfg, spec, dice, mask)
+        a = policy_action(s, cfg, spec, mask, na, policy, prng, obs, offs, w, hs, colours)
+        if a < 0:
+            break
+        E._apply(s, srng, cfg, spec, dice, a, rew)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, bias, rng, child, visits, avail,
+           wins, counters, s, srng, mask, rew, pool, path, obs, offs, w, hs, colours, value):
     """Run ``sims`` more simulations of SO-ISMCTS for ``seat`` from the real state ``st`` into the tree.
 
     The tree (``child`` (N, A) int32, ``visits``/``avail`` (N,) int32, ``wins`` (N, MAX_PLAYERS) float32,
     ``counters`` int64 (T_LEN,)) persists between calls, so a caller can stop between batches of simulations
-    (a time budget).  The other arguments are scratch: ``s``/``srng`` a state row and its PRNG word, ``mask``
-    (A,) int8, ``rew`` (MAX_PLAYERS,) float32, ``pool`` (MAX_ITEMS,) int32, ``path`` (N + 1,) int32, ``score``
-    (A,) float64, ``colours`` (5,) int64.  ``rng`` is the search's own PRNG word.  Returns 0, or -1 when the
-    state cannot be sampled (inconsistent public counts).  ``horizon`` > 0 cuts a rollout after that many
-    decisions and scores the position instead (:func:`position_value`); 0 plays the round out.  ``value``
-    (MAX_PLAYERS,) float32 is scratch for the score of a simulation.
+    (a time budget).  ``opp_model`` 1: the other seats' moves in the tree are the rollout policy's (an opponent
+    model) instead of their own UCB choice.  ``bias`` > 0: progressive bias at ``seat``'s nodes, ``bias / (n + 1)``
+    added to the UCB score of the rollout policy's choice (n: its visits), which is also the first action
+    expanded.  The other arguments are scratch: ``s``/``srng`` a state row and its PRNG word, ``mask`` (A,) int8,
+    ``rew`` (MAX_PLAYERS,) float32, ``pool`` (MAX_ITEMS,) int32, ``path`` (N + 1,) int32, ``obs``/``offs``/``w``/
+    ``hs`` the heuristic rollout's (:func:`policy_action`), ``colours`` (5,) int64, ``value`` (MAX_PLAYERS,)
+    float32.  ``rng`` is the search's own PRNG word.  Returns 0, or -1 when the state cannot be sampled
+    (inconsistent public counts).  ``horizon`` > 0 cuts a rollout after that many decisions and scores the
+    position instead (:func:`position_value`); 0 plays the round out.
     """
     na = mask.shape[0]
     max_nodes = child.shape[0]
@@ -211,6 +196,34 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, rng, child, 
         while s[S_DONE] == 0 and s[S_ROUND] == r0:
             E.legal_mask(s, cfg, spec, dice, mask)
             cur = s[S_CUR]
+            prior = -1
+            if cur != seat and opp_model == 1:
+                pick = policy_action(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours)
+                ch = child[node, pick]
+                if ch >= 0:
+                    avail[ch] += 1
+                    E._apply(s, srng, cfg, spec, dice, pick, rew)
+                    dec += 1
+                    node = ch
+                    depth += 1
+                    path[depth] = node
+                    continue
+                if counters[T_SIZE] >= max_nodes:
+                    break
+                new = counters[T_SIZE]
+                counters[T_SIZE] = new + 1
+                child[new, :] = -1
+                visits[new] = 0
+                avail[new] = 1
+                wins[new, :] = 0.0
+                child[node, pick] = new
+                E._apply(s, srng, cfg, spec, dice, pick, rew)
+                dec += 1
+                depth += 1
+                path[depth] = new
+                break
+            if cur == seat and bias > 0.0:
+                prior = policy_action(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours)
             untried = 0
             best = -1
             best_v = NEG
@@ -224,18 +237,23 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, rng, child, 
                 avail[ch] += 1
                 nv = visits[ch]
                 v = wins[ch, cur] / nv + c_uct * math.sqrt(math.log(avail[ch]) / nv)
+                if a == prior:
+                    v += bias / (nv + 1)
                 if v > best_v:
                     best_v = v
                     best = a
             if untried > 0 and counters[T_SIZE] < max_nodes:
-                j = U.below(rng, untried)
                 pick = -1
-                for a in range(na):
-                    if mask[a] != 0 and child[node, a] < 0:
-                        if j == 0:
-                            pick = a
-                            break
-                        j -= 1
+                if prior >= 0 and child[node, prior] < 0:
+                    pick = prior
+                else:
+                    j = U.below(rng, untried)
+                    for a in range(na):
+                        if mask[a] != 0 and child[node, a] < 0:
+                            if j == 0:
+                                pick = a
+                                break
+                            j -= 1
                 new = counters[T_SIZE]
                 counters[T_SIZE] = new + 1
                 child[new, :] = -1
@@ -255,15 +273,7 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, rng, child, 
             node = child[node, best]
             depth += 1
             path[depth] = node
-        steps = 0
-        while s[S_DONE] == 0 and s[S_ROUND] == r0 and (horizon == 0 or steps < horizon):
-            E.legal_mask(s, cfg, spec, dice, mask)
-            a = policy_action(s, cfg, spec, mask, na, policy, srng, score, colours)
-            if a < 0:
-                break
-            E._apply(s, srng, cfg, spec, dice, a, rew)
-            dec += 1
-            steps += 1
+        dec += _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, srng, mask, rew, obs, offs, w, hs, colours)
         position_value(s, cfg, r0, value)
         visits[0] += 1
         for d in range(1, depth + 1):
@@ -271,6 +281,41 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, rng, child, 
             for p in range(MAX_PLAYERS):
                 wins[path[d], p] += value[p]
         counters[T_DECISIONS] += dec
+        counters[T_SIMS] += 1
+    return 0
+
+
+@njit(cache=True)
+def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask, totals, counts, counters, s,
+                srng, s2, srng2, prng, mask, rew, pool, obs, offs, w, hs, colours, value):
+    """Flat Monte Carlo with common random numbers: ``sims`` determinizations of what ``seat`` knows, and in each
+    every action legal at the root (``root_mask``) played and followed by the rollout policy to the end of the
+    round, every action on the same sample with the same random stream (the same future draws and rollout
+    tie-breaks), so two actions differ only by what they change.  ``totals[a]`` / ``counts[a]`` accumulate the
+    seat's score after action ``a``.  Scratch as in :func:`search` (``s2``/``srng2`` a second state row and word,
+    ``prng`` the rollout's word).  Returns 0, or -1 when the state cannot be sampled."""
+    na = mask.shape[0]
+    for _ in range(sims):
+        if determinize(st, cfg, spec, seat, s, srng, rng, pool) != SAMPLE_OK:
+            return -1
+        r0 = s[S_ROUND]
+        word = U.next_u64(rng)
+        for a in range(na):
+            if root_mask[a] == 0:
+                continue
+            E.legal_mask(s, cfg, spec, dice, mask)
+            if mask[a] == 0:  # cannot happen (the seat's own legal actions are public to it): never apply one
+                continue
+            s2[:] = s
+            srng2[0] = srng[0]
+            prng[0] = word
+            E._apply(s2, srng2, cfg, spec, dice, a, rew)
+            dec = 1 + _rollout(s2, srng2, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs,
+                               colours)
+            position_value(s2, cfg, r0, value)
+            totals[a] += value[seat]
+            counts[a] += 1
+            counters[T_DECISIONS] += dec
         counters[T_SIMS] += 1
     return 0
 
@@ -321,7 +366,7 @@ def root_choice(child, visits, wins, mask, seat, out_visits, out_value):
 
 
 @njit(cache=True)
-def rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, score, colours, prng):
+def rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, obs, offs, w, hs, colours, prng):
     """Play ``steps`` decisions with a rollout policy from ``st`` (reset from a fresh seed at each episode end);
     returns the episodes finished.  The plain simulator's speed under a rollout policy, for the benchmark."""
     na = mask.shape[0]
@@ -332,7 +377,7 @@ def rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, score, col
             done += 1
             E.reset_one(st, rng, cfg, spec, dice, np.int64(U.next_u64(prng) >> np.uint64(1)))
             E.legal_mask(st, cfg, spec, dice, mask)
-        a = policy_action(st, cfg, spec, mask, na, policy, prng, score, colours)
+        a = policy_action(st, cfg, spec, mask, na, policy, prng, obs, offs, w, hs, colours)
         E._apply(st, rng, cfg, spec, dice, a, rew)
         E.legal_mask(st, cfg, spec, dice, mask)
     return done
