@@ -211,9 +211,10 @@ def _play_with(g, agents_by_seat, seed):
 
 def test_search_plays_only_legal_actions_in_every_phase():
     seen: dict[str, set[str]] = {}
-    for name, n, rules in CONFIGS:
+    for seed_mode, (name, n, rules) in enumerate(CONFIGS):
         g = _game(name, n, rules)
-        agents = [ISMCTSAgent(g, seed=s, sims=6, rollout=("random", "greedy", "heuristic")[s % 3]) for s in range(n)]
+        agents = [ISMCTSAgent(g, seed=s, sims=6, rollout=("random", "greedy", "heuristic")[s % 3],
+                              mode=("flat", "tree")[(s + seed_mode) % 2]) for s in range(n)]
         for seed in range(2):
             _, phases = _play_with(g, agents, seed)
             seen.setdefault(name, set()).update(phases)
@@ -224,9 +225,10 @@ def test_search_plays_only_legal_actions_in_every_phase():
 
 def test_search_is_reproducible_from_its_seed():
     g = _game("classic", 3, HOUSE)
-    runs = [_play_with(g, [ISMCTSAgent(g, seed=10 + s, sims=20) for s in range(3)], 4)[0] for _ in range(2)]
+    runs = [_play_with(g, [ISMCTSAgent(g, seed=10 + s, sims=20, mode="tree") for s in range(3)], 4)[0]
+            for _ in range(2)]
     assert runs[0] == runs[1]
-    other = _play_with(g, [ISMCTSAgent(g, seed=20 + s, sims=20) for s in range(3)], 4)[0]
+    other = _play_with(g, [ISMCTSAgent(g, seed=20 + s, sims=20, mode="tree") for s in range(3)], 4)[0]
     assert other != runs[0]
 
 
@@ -249,11 +251,19 @@ def test_search_decisions_do_not_depend_on_hidden_information():
 def test_budget_is_respected():
     g = _game("classic", 2)
     st, _ = _new(g, 2)
-    ag = ISMCTSAgent(g, seed=0, sims=123)
+    ag = ISMCTSAgent(g, seed=0, sims=123, mode="tree")
     ag.act_from_state(st)
     assert ag.last_search["simulations"] == 123
     assert sum(ag.last_search["visits"].values()) == 123
-    timed = ISMCTSAgent(g, seed=0, ms=30)
+    flat = ISMCTSAgent(g, seed=0, sims=17)
+    flat.act_from_state(st)
+    assert flat.mode == "flat" and flat.last_search["simulations"] == 17
+    assert set(flat.last_search["visits"].values()) == {17}
+    timed_flat = ISMCTSAgent(g, seed=0, ms=30)
+    timed_flat.act_from_state(st)
+    assert timed_flat.last_search["simulations"] >= 4
+    assert timed_flat.last_search["seconds"] < 0.030 + 0.25
+    timed = ISMCTSAgent(g, seed=0, ms=30, mode="tree")
     timed.act_from_state(st)  # compiles nothing new; measure the second decision
     timed.act_from_state(st)
     info = timed.last_search
@@ -289,9 +299,9 @@ def test_agent_input_errors_are_clear():
         ag.act_from_state(st, seat=1)
     for kwargs, field in [({"sims": 0}, "sims"), ({"sims": 2.5}, "sims"), ({"ms": -1}, "ms"), ({"c": "x"}, "c"),
                           ({"rollout": "smart"}, "rollout"), ({"sims": 5, "ms": 5}, "not both"),
-                          ({"mode": "pimc"}, "mode must be one of tree, flat"),
+                          ({"mode": "pimc"}, "mode must be one of flat, tree"),
                           ({"opp": "oracle"}, "opp must be one of search, model"), ({"bias": -1}, "bias"),
-                          ({"bias": 101}, "bias")]:
+                          ({"bias": 101}, "bias"), ({"prune": -0.5}, "prune"), ({"z": "high"}, "z")]:
         with pytest.raises(ValueError, match=field):
             ISMCTSAgent(g, **kwargs)
 
@@ -358,12 +368,57 @@ def test_every_search_variant_is_legal_and_reproducible(kwargs):
 def test_flat_search_scores_every_root_action_on_the_same_samples():
     g = _game("classic", 2)
     st, _ = _new(g, 5)
-    ag = ISMCTSAgent(g, seed=1, sims=30, mode="flat", rollout="heuristic")
+    ag = ISMCTSAgent(g, seed=1, sims=30, mode="flat", rollout="heuristic", prune=0)
     a = ag.act_from_state(st)
     info = ag.last_search
     assert info["simulations"] == 30
     assert set(info["visits"].values()) == {30}  # every legal action on every sample (common random numbers)
     assert info["win_rate"][a] == max(info["win_rate"].values())
+
+
+def test_flat_search_keeps_the_heuristic_choice_without_evidence():
+    """With ``z`` > 0 an action replaces the rollout policy's own choice only on a paired test over shared samples:
+    one sample is never evidence, so the search then plays exactly what the heuristic agent plays."""
+    from uno_env.agents.heuristic import HeuristicAgent
+
+    g = _game("classic", 2)
+    py = HeuristicAgent(g, seed=0)
+    ag = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=2)
+    free = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=0)
+    differs = 0
+    for st, _ in _random_states(g, range(4), 40, np.random.default_rng(3)):
+        obs, mask = _view(g, st, int(st[E.S_CUR]))
+        if mask.sum() < 2:
+            continue
+        want = py.act(obs, mask.copy())
+        assert ag.act_from_state(st) == want == ag.last_search["base"]
+        differs += free.act_from_state(st) != want
+    assert differs > 0  # without the test, one noisy sample does replace it
+
+
+def test_pruning_keeps_the_policy_choice_and_stops_when_it_is_alone():
+    """Pruned actions stop being sampled; the rollout policy's choice never is, and the search stops once it is the
+    only action left, within the budget."""
+    g = _game("classic", 2)
+    ag = ISMCTSAgent(g, seed=4, sims=60, prune=1)
+    early = pruned = 0
+    for st, _ in _random_states(g, range(3), 30, np.random.default_rng(5)):
+        if E.legal_mask(st, g.cfg, g.spec, g.dice, np.zeros(g.num_actions, np.int8)) < 2:
+            continue
+        a = ag.act_from_state(st)
+        info = ag.last_search
+        kept, n = info["kept"], info["simulations"]
+        assert info["base"] in kept and a in kept and n <= 60
+        assert all(info["visits"][k] == n for k in kept)  # every kept action on every sample
+        pruned += len(kept) < len(info["visits"])
+        early += n < 60
+        if len(kept) == 1:
+            assert a == info["base"]
+    assert pruned > 0 and early > 0
+    full = ISMCTSAgent(g, seed=4, sims=30, prune=0)
+    st, _ = _new(g, 1)
+    full.act_from_state(st)
+    assert set(full.last_search["visits"].values()) == {30} and full.last_search["simulations"] == 30
 
 
 # ---------------------------------------------------------------------------------------------- agent arguments
@@ -379,7 +434,7 @@ def test_agent_arguments_from_the_command_line():
                         ("ismcts:sims", ["key=value"]),
                         ("ismcts:sims=1,sims=2", ["twice"]),
                         ("ismcts:horizon=-1", ["horizon", "0..100000"]),
-                        ("ismcts:mode=deep", ["mode", "tree, flat"]),
+                        ("ismcts:mode=deep", ["mode", "flat, tree"]),
                         ("ismcts:opp=peek", ["opp", "search, model"]),
                         ("heuristic:x=1", ["takes no arguments"])]:
         with pytest.raises(UnknownAgentError) as err:

@@ -91,7 +91,8 @@ def _warm_search(game: str) -> None:
     root = np.zeros(a, np.int8)
     E.legal_mask(st, g.cfg, g.spec, g.dice, root)
     S.flat_search(st, g.cfg, g.spec, g.dice, seat, 1, S.POLICY_HEURISTIC, 0, np.ones(1, np.uint64), root,
-                  np.zeros(a), np.zeros(a, np.int64), counters, s, srng, np.zeros(STATE_LEN, np.int32),
+                  int(np.flatnonzero(root)[0]), np.zeros(a), np.zeros(a), np.zeros(a), np.zeros(a, np.int64),
+                  counters, s, srng, np.zeros(STATE_LEN, np.int32),
                   np.zeros(1, np.uint64), np.zeros(1, np.uint64), m, rew, pool, obs, offs, w,
                   np.zeros(STATE_LEN, np.int32), np.zeros(5, np.int64), value)
     mask = np.zeros(a, np.int8)

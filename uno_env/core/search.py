@@ -1,29 +1,48 @@
-"""Information-set Monte Carlo tree search on the compiled core, and its compiled rollout policies.
+"""Search on the compiled core for the ``ismcts`` agent: flat Monte Carlo with common random numbers, SO-ISMCTS,
+and their compiled rollout policies.
 
-The variant is single-observer ISMCTS (SO-ISMCTS; Cowling, Powley & Whitehouse 2012, the algorithm of
-OpenSpiel's ``ismcts``): one tree for the searching seat, whose nodes are sequences of actions from the real
-state.  Every simulation draws a fresh determinization (``determinize``: a full state consistent with what the
-seat knows), walks the tree with the actions legal *in that sample*, expands one node, plays the rest of the
-round with a rollout policy and backs up who won.  Nodes keep a win count per seat, so each seat's choice in
-the tree maximises its own wins (the opponents search too, with the hands of the sample).  An action is scored
-by UCB1 with its *availability* count (the simulations in which it was legal at that node) in place of the
-parent's visits, since a sample may not offer every action.  Chance (the card drawn, the die rolled) is not a
-tree level: the next node after ``draw`` pools every card the sample happened to draw, which the availability
-counts absorb.  Why SO-ISMCTS rather than PIMC (one tree per sample, then a vote): a PIMC tree assumes the seat
-knows the other hands, so it values what only a cheat could do (strategy fusion); the single tree shares every
-simulation and never conditions the seat's own choice on hidden cards.
+Both searches read the real state only through :func:`~uno_env.core.determinize.determinize` (a full state
+consistent with what the searching seat knows, redrawn for every sample), and both score a simulation at the
+end of the round: the round's winner scores 1 for its seat (in a match of several rounds this is the round, not
+the match; the arena's "game" is one round); a game cut off at ``max_turns`` scores nothing.  With a ``horizon``
+the rollout stops after that many decisions and the position is scored from the hand sizes
+(:func:`position_value`).
 
-A simulation ends at the end of the round: the round's winner scores 1 for its seat (in a match of several
-rounds this is the round, not the match); a game cut off at ``max_turns`` scores nothing for anyone.  With a
-``horizon`` the rollout stops after that many decisions and the position is scored from the hand sizes
-(:func:`position_value`): a shorter, less noisy estimate, so more simulations fit in the same time.
+:func:`flat_search` (``mode=flat``, the default in the card games) is one-step *rollout policy improvement*
+(Tesauro & Galperin 1996; Bertsekas' rollout algorithm) on determinized states.  Each sample is a
+determinization; on it every action legal at the root is played and the round finished by the rollout policy
+for every seat (the searcher's own later turns too), every action with the same sample and the same random
+stream (common random numbers: the same future draws, the same tie-breaks), so two actions' results differ
+only by what the actions changed and their paired difference has far less variance than two independent
+estimates.  The agent then plays the rollout policy's own choice unless another action beats it by a paired
+z-test over the shared samples (``z``): noise alone cannot make the search play worse than its rollout policy,
+and with enough samples it plays at least as well as that policy under the model.  The model is the rollout
+policy, ``heuristic`` by default, playing every other seat: the search computes a best reply to the heuristic
+one move deep, so against the ``heuristic`` agent it is partly tuned to its opponent (the README says so).
+
+:func:`search` (``mode=tree``, the default in UNO Dice) is single-observer ISMCTS (SO-ISMCTS; Cowling, Powley &
+Whitehouse 2012, the algorithm of OpenSpiel's ``ismcts``): one tree for the searching seat, whose nodes are
+sequences of actions from the real state.  Every simulation draws a fresh determinization, walks the tree with
+the actions legal *in that sample*, expands one node, plays the rest of the round with the rollout policy and
+backs up who won.  Nodes keep a win count per seat, so each seat's choice in the tree maximises its own wins
+(the opponents search too, with the hands of the sample), unless ``opp_model`` makes the other seats play the
+rollout policy in the tree as well (an opponent model); ``bias`` adds a progressive bias toward the rollout
+policy's choice at the searcher's nodes.  An action is scored by UCB1 with its *availability* count (the
+simulations in which it was legal at that node) in place of the parent's visits, since a sample may not offer
+every action.  Chance (the card drawn, the die rolled) is not a tree level: the next node after ``draw`` pools
+every card the sample happened to draw, which the availability counts absorb.  Why a single tree rather than
+PIMC (one tree per sample, then a vote): a PIMC tree assumes the seat knows the other hands, so it values what
+only a cheat could do (strategy fusion); the single tree never conditions the seat's own choice on hidden
+cards.  In UNO Dice every hand is public and only future rolls are sampled, so the tree loses little to
+determinization and out-searches the one-step flat search; in the card games its noisy root statistics lost to
+the heuristic, which the flat search with a paired test beats (pilots in the agent's docstring).
 
 Rollout policies (compiled, :data:`ROLLOUTS`): ``random`` (uniform over the legal actions), ``greedy`` (the
-``greedy`` agent's rule: the highest-value card first, colour held most of, never challenge) and ``heuristic``
-(a compiled player of its own, a few of the ``heuristic`` agent's rules: keep wilds while a coloured card is
-playable, never bluff a Wild Draw Four, aim action cards at a player close to going out, keep the colour held
-most of, and prefer a card the next seat cannot follow: in a rollout every hand is the sample's, so that is
-read from the next seat's sampled hand).
+``greedy`` agent's rule read from the state row: the highest-value card first, the colour held most of, never
+challenge) and ``heuristic``: the ``heuristic`` agent itself (``baselines.heuristic_action``), handed the acting
+seat's observation of the sample, so the model of every seat is exactly the heuristic agent and reads only
+what that seat would see.  UNO Dice's heuristic is a Python agent (``agents/dice_heuristic.py``) with no
+compiled twin, so in UNO Dice ``heuristic`` rollouts play ``greedy``.
 """
 from __future__ import annotations
 
@@ -286,14 +305,16 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
 
 
 @njit(cache=True)
-def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask, totals, counts, counters, s,
-                srng, s2, srng2, prng, mask, rew, pool, obs, offs, w, hs, colours, value):
+def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask, base, totals, sq, vals, counts,
+                counters, s, srng, s2, srng2, prng, mask, rew, pool, obs, offs, w, hs, colours, value):
     """Flat Monte Carlo with common random numbers: ``sims`` determinizations of what ``seat`` knows, and in each
     every action legal at the root (``root_mask``) played and followed by the rollout policy to the end of the
     round, every action on the same sample with the same random stream (the same future draws and rollout
     tie-breaks), so two actions differ only by what they change.  ``totals[a]`` / ``counts[a]`` accumulate the
-    seat's score after action ``a``.  Scratch as in :func:`search` (``s2``/``srng2`` a second state row and word,
-    ``prng`` the rollout's word).  Returns 0, or -1 when the state cannot be sampled."""
+    seat's score after action ``a``; with ``base`` >= 0 (an action legal at the root), ``sq[a]`` accumulates the
+    squared paired difference of ``a``'s score and ``base``'s on the same sample, for a paired test of ``a``
+    against ``base``.  Scratch as in :func:`search` (``s2``/``srng2`` a second state row and word, ``prng`` the
+    rollout's word, ``vals`` (A,) float64).  Returns 0, or -1 when the state cannot be sampled."""
     na = mask.shape[0]
     for _ in range(sims):
         if determinize(st, cfg, spec, seat, s, srng, rng, pool) != SAMPLE_OK:
@@ -301,6 +322,7 @@ def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask
         r0 = s[S_ROUND]
         word = U.next_u64(rng)
         for a in range(na):
+            vals[a] = 0.0
             if root_mask[a] == 0:
                 continue
             E.legal_mask(s, cfg, spec, dice, mask)
@@ -313,9 +335,15 @@ def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask
             dec = 1 + _rollout(s2, srng2, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs,
                                colours)
             position_value(s2, cfg, r0, value)
+            vals[a] = value[seat]
             totals[a] += value[seat]
             counts[a] += 1
             counters[T_DECISIONS] += dec
+        if base >= 0:
+            for a in range(na):
+                if root_mask[a] != 0:
+                    d = vals[a] - vals[base]
+                    sq[a] += d * d
         counters[T_SIMS] += 1
     return 0
 
