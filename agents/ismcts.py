@@ -4,26 +4,30 @@ Every simulation runs in compiled code (``uno_env.core.search``) on a state samp
 information (``uno_env.core.determinize``); see those modules for the algorithms and for exactly what a sample
 keeps and redraws.  Two searches (``mode``):
 
-* ``flat`` (the default in classic and pocket): one-step rollout policy improvement with common random numbers.
-  On each sample every legal action is played and the round finished by the rollout policy (``heuristic``: the
-  ``heuristic`` agent itself, playing every seat from its own observation of the sample), all actions with the
-  same sample and random stream; the agent plays the rollout policy's own choice unless another action beats it
-  by a paired z-test (``z``) over the shared samples.  The other seats are modelled as the ``heuristic`` agent,
-  so against that agent it is partly tuned to its opponent.
+* ``flat`` (the default in classic and pocket): one-step rollout policy improvement with common random numbers. On
+  each of up to 100 samples every legal action is played and the round finished by the rollout policy
+  (``heuristic``: the ``heuristic`` agent itself, playing every seat from its own observation of the sample), all
+  actions with the same sample and random stream; the agent plays the rollout policy's own choice unless another
+  action beats it by a paired z-test (``z``) over the shared samples; after every 10 samples (from 20 on) it stops
+  sampling an action whose paired gain is below 0 by ``prune`` standard errors or that matched that choice on every
+  sample, and stops altogether when only that choice is left.  The other seats are modelled as the ``heuristic``
+  agent, so against that agent it is partly tuned to its opponent.
 * ``tree`` (the default in UNO Dice): single-observer ISMCTS (one tree of action sequences shared by every
   sample, UCB1 with availability counts at every seat's nodes, the round finished by the rollout policy);
   ``opp=model`` plays the other seats in the tree by the rollout policy instead, ``bias`` adds a progressive
   bias toward the rollout policy's choice at the searcher's nodes.
 
 Why these defaults (pilots against ``heuristic``, 300 games each, seed 1, 2-player classic unless said): SO-ISMCTS
-with greedy rollouts (the earlier default) 39.0% [33.7, 44.6]; with heuristic rollouts 45.0% [39.5, 50.7]; with
-the opponents modelled as the heuristic in the tree 45.0% [39.5, 50.7], plus a progressive bias 46.3%
-[40.8, 52.0]; flat with 50 samples, best mean 47.3% [41.8, 53.0]; flat with the paired test (``z=2``)
-57.3% [51.7, 62.8] (4-player classic 51.7% [46.0, 57.3], 2-player pocket 54.7% [49.0, 60.2]).  The tree's root
-statistics are noisy enough to pick worse moves than the heuristic's; the paired test only leaves the
-heuristic's choice on evidence.  In UNO Dice, where every hand is public and only future rolls are sampled, the
-tree with greedy rollouts won 64.0% [58.4, 69.2] against flat's 51.3% [45.7, 56.9] (2 players; 4 players 55.0%
-[48.1, 61.7] against 54.5% [47.6, 61.3] in 200 games).
+with greedy rollouts (the earlier default) 39.0% [33.7, 44.6]; with heuristic rollouts 45.0% [39.5, 50.7]; with the
+opponents modelled as the heuristic in the tree 45.0% [39.5, 50.7], plus a progressive bias 46.3% [40.8, 52.0]; flat
+with 50 samples, best mean 47.3% [41.8, 53.0]; flat with the paired test (``z=2``) 57.3% [51.7, 62.8] (4-player
+classic 51.7% [46.0, 57.3], 2-player pocket 54.7% [49.0, 60.2]); in 4-player classic 100 samples won 54.3% [48.7,
+59.9], and 100 samples with pruning (``prune=1``: it stops sampling an action clearly worse than the heuristic's
+choice, which made 100 samples cost about 1.2 times 50 unpruned ones) 57.0% [51.3, 62.5], hence the default. The
+tree's root statistics are noisy enough to pick worse moves than the heuristic's; the paired test only leaves the
+heuristic's choice on evidence. In UNO Dice, where every hand is public and only future rolls are sampled, the tree
+with greedy rollouts won 64.0% [58.4, 69.2] against flat's 51.3% [45.7, 56.9] (2 players; 4 players 55.0% [48.1,
+61.7] against 54.5% [47.6, 61.3] in 200 games).
 
 A search needs the game state, not only the observation vector: like OpenSpiel's bots, the agent is handed the
 whole state (:meth:`ISMCTSAgent.act_from_state`) and reads it only through the determinization, which copies
