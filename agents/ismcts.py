@@ -262,11 +262,15 @@ class ISMCTSAgent(BaseAgent):
         self.last_search = info
         return action
 
+    def _deadline(self, t0: float) -> float:
+        """When a time budget that started at ``t0`` runs out (``perf_counter`` seconds)."""
+        return t0 + (self.ms or 0.0) / 1000.0
+
     def _budget_loop(self, run, counters, t0: float) -> None:
-        if self.ms is None:
+        if self.sims is not None:
             code = run(self.sims)
         else:
-            deadline = t0 + self.ms / 1000.0
+            deadline = self._deadline(t0)
             code = 0
             while code == 0 and (counters[S.T_SIMS] == 0 or time.perf_counter() < deadline):
                 code = run(self._time_batch)
@@ -279,7 +283,7 @@ class ISMCTSAgent(BaseAgent):
 
     def _tree(self, st: np.ndarray, cur: int, mask: np.ndarray, t0: float) -> tuple[int, dict[str, Any]]:
         g = self.game
-        self._ensure_tree((self.sims + 1) if self.ms is None else _TIME_NODES)
+        self._ensure_tree(_TIME_NODES if self.sims is None else self.sims + 1)
         child, visits, avail, wins, counters = self._child, self._visits, self._avail, self._wins, self._counters
         S.tree_reset(child, visits, avail, wins, counters)
         args = (self._policy, self.c, self.horizon, OPPONENT_MODELS.index(self.opp), self.bias, self._word, child,
@@ -310,13 +314,14 @@ class ISMCTSAgent(BaseAgent):
         args = (self._policy, self.horizon, self._word, cand, base, totals, sq, self._vals, counts, counters,
                 self._s, self._srng, self._s2, self._srng2, self._prng, self._mask, self._rew, self._pool, self._obs,
                 self._offs, self._w, self._hs, self._colours, self._value)
-        deadline = None if self.ms is None else t0 + self.ms / 1000.0
+        sims = self.sims
+        deadline = self._deadline(t0)
         while True:
             done = int(counters[S.T_SIMS])
-            if deadline is None:
-                if done >= self.sims:
+            if sims is not None:
+                if done >= sims:
                     break
-                batch = min(_PRUNE_BATCH, self.sims - done)
+                batch = min(_PRUNE_BATCH, sims - done)
             else:
                 if done > 0 and time.perf_counter() >= deadline:
                     break
