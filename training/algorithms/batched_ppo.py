@@ -467,7 +467,7 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
         model.record("train/kickstart_coef", kick)
         model.record("train/imitation", float(imitate))
         if imitate:
-            model.record("train/imitation_loss", float(-teacher_logp.mean()))
+            model.record("train/imitation_loss", -teacher_logp.mean().item())
         elif kick > 0:
             model.record("train/teacher_agreement", float((b_act == b_teach).float().mean()))
         model.record("time/env_steps_per_s", T * B / max(rollout_s + update_s, 1e-9))
