@@ -10,6 +10,11 @@ update.  What differs from a textbook PPO is only where the games come from:
   of the learner by a batched forward pass over the games that wait for them (numpy, in the same env step).
   With ``opponents.sampling: win_rate`` the pool draws each member in proportion to how often it beats the
   learner (the games' results are fed back to it).
+* ``ppo.imitation_steps``: the run can start with behaviour cloning.  For its first steps the compiled heuristic
+  plays the learner's seat; the update is the cross-entropy to its choices plus the value loss on its games (no
+  policy gradient), so PPO starts from a policy that plays like the heuristic and a critic that already fits it.
+  ``ppo.kickstart_coef`` keeps pulling the learner's own decisions towards the heuristic's afterwards, with a
+  weight falling to 0 at ``kickstart_until``.
 * Checkpoints hold the weights, the optimizer, the step count and the opponent pool's results; the run state
   (pool, schedule, evaluation history, RNGs) is :mod:`training.run_state`'s, as for the SB3 trainer.
 """
