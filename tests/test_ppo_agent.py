@@ -109,3 +109,18 @@ def _game(name: str, n: int):
     from uno_env.core.game import Game
 
     return Game(make_rules(name, n, None))
+
+
+def test_every_policy_file_is_package_data():
+    """The wheel carries what ships: each file of agents/policies/ matches the package-data patterns of
+    ``uno_env.agents`` in pyproject.toml (tests/test_wheel.py installs the wheel and lists them)."""
+    import fnmatch
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    root = POLICIES.parent.parent
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
+        "uno_env.agents"]
+    files = [p.relative_to(POLICIES.parent).as_posix() for p in POLICIES.iterdir()] if POLICIES.is_dir() else []
+    assert len(files) == 2 * len(SHIPPED)
+    for f in files:
+        assert any(fnmatch.fnmatch(f, pat) for pat in patterns), f
