@@ -234,14 +234,15 @@ class HeuristicAgent(BaseAgent):
         sizes = obs[self.obs_view.hand_sizes]
         colour_of, symbol_of, wild = self._colour, self._symbol, self._wild
         if self.dice_game:
-            def prob(rel: int, kind: int, colour: int) -> float:
+            def dice_prob(rel: int, kind: int, colour: int) -> float:
                 their = self._opponent_hand(obs, rel)
+                assert their is not None  # rel >= 1: only the seats after the viewer are asked about
                 sym = -1 if wild[kind] else symbol_of[kind]
                 for k in range(self.k):
                     if their[k] and (wild[k] or colour_of[k] == colour or symbol_of[k] == sym):
                         return 1.0
                 return 0.0
-            return prob
+            return dice_prob
         unseen = self._unseen(obs, hand.astype(np.float64))
         total = float(unseen.sum())
         by_colour = unseen @ self._colour_onehot
@@ -251,7 +252,7 @@ class HeuristicAgent(BaseAgent):
             if not wild[k]:
                 by_symbol[symbol_of[k]] = by_symbol.get(symbol_of[k], 0.0) + float(unseen[k])
 
-        def prob(rel: int, kind: int, colour: int) -> float:
+        def card_prob(rel: int, kind: int, colour: int) -> float:
             if total <= 0:
                 return 0.0
             m = by_colour[colour] + wild_unseen
@@ -261,7 +262,7 @@ class HeuristicAgent(BaseAgent):
             h = max(int(sizes[rel]), 0)
             return 1.0 - (1.0 - f) ** h
 
-        return prob
+        return card_prob
 
     def _play_or_draw(self, obs: np.ndarray, legal: list[int], phase: int) -> int:
         av = self.actions

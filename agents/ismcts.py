@@ -173,7 +173,7 @@ class ISMCTSAgent(BaseAgent):
         if legal.size == 1:
             self.last_search = {"simulations": 0, "decisions": 0, "seconds": 0.0, "action": int(legal[0])}
             return int(legal[0])
-        self._ensure_tree((self.sims + 1) if self.ms is None else _TIME_NODES)
+        self._ensure_tree(_TIME_NODES if self.sims is None else self.sims + 1)
         child, visits, avail, wins, counters = self._child, self._visits, self._avail, self._wins, self._counters
         S.tree_reset(child, visits, avail, wins, counters)
         args = (self._policy, self.c, self.horizon, self._word, child, visits, avail, wins, counters, self._s,

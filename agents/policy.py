@@ -77,7 +77,8 @@ def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = 
     """Write ``pw`` as an ``.npz`` (``W0, b0, ... W{n}, b{n}`` and a JSON ``meta`` string), atomically.
 
     ``dtype=np.float16`` halves the file (the shipped policies); loading always gives float32."""
-    arrays = {}
+    # Any: numpy's stub types np.savez's **kwds beside its bool allow_pickle keyword, so an ndarray dict clashes
+    arrays: dict[str, Any] = {}
     for i, (w, b) in enumerate(zip(pw.weights, pw.biases)):
         arrays[f"W{i}"] = np.asarray(w, dtype=dtype)
         arrays[f"b{i}"] = np.asarray(b, dtype=dtype)

@@ -317,12 +317,10 @@ class SB3PolicyAgent(BaseAgent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The policy's actions for a batch, illegal actions masked out (loads the model on first use)."""
-        if self._model is None:
-            self._load()
         obs = np.asarray(observations, dtype=np.float32)
         masks = np.asarray(action_masks, dtype=np.int8)
         x = {"observation": obs, "action_mask": masks} if self._dict_obs else obs
-        actions, _ = self._model.predict(x, action_masks=masks.astype(bool), deterministic=self.deterministic)
+        actions, _ = self.model.predict(x, action_masks=masks.astype(bool), deterministic=self.deterministic)
         return np.asarray(actions, dtype=np.int64).reshape(-1)
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:

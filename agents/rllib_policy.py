@@ -66,14 +66,17 @@ def _mlp(in_dim: int, hiddens: list[int], out_dim: int, activation: str, out_gai
     return nn.Sequential(*layers)
 
 
-def _split_obs_space(space: gym.Space) -> tuple[int, int]:
-    if not (isinstance(space, gym.spaces.Dict) and "observations" in space.spaces and "action_mask" in space.spaces):
+def _split_obs_space(space: gym.Space | None) -> tuple[int, int]:
+    obs_shape = mask_shape = None
+    if isinstance(space, gym.spaces.Dict) and "observations" in space.spaces and "action_mask" in space.spaces:
+        obs_shape, mask_shape = space["observations"].shape, space["action_mask"].shape
+    if not obs_shape or not mask_shape:
         raise ValueError(
             "the uno-env RLModules need the adapter's observation space "
             "Dict({'observations': Box(D,), 'action_mask': Box(A,)}) (training.rllib_adapter.UnoMultiAgentEnv); "
             f"got {space}"
         )
-    return int(space["observations"].shape[0]), int(space["action_mask"].shape[0])
+    return int(obs_shape[0]), int(mask_shape[0])
 
 
 class MaskedActorCriticModule(TorchRLModule, ValueFunctionAPI, InferenceOnlyAPI):
@@ -230,7 +233,7 @@ class RllibPolicyAgent(BaseAgent):
             self.name = f"rllib:{Path(path).name}"
             self._load()
         else:
-            self._check_spaces(module)
+            self._check_spaces(self.module)
 
     def _check_spaces(self, module: RLModule) -> None:
         d, a = _split_obs_space(module.observation_space)
@@ -250,6 +253,8 @@ class RllibPolicyAgent(BaseAgent):
             self._pid = os.getpid()
 
     def _load(self) -> RLModule:
+        if self.path is None:  # only an agent built from a checkpoint drops its module (when pickled)
+            raise RuntimeError("RllibPolicyAgent: no checkpoint path to load the RLModule from")
         self._forked_guard()
         mdir, _ = find_module_dir(self.path, self.module_id)
         module = RLModule.from_checkpoint(str(mdir.resolve()))  # RLlib wants an absolute path (or a URI)

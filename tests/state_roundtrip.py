@@ -47,8 +47,7 @@ def through_json(d: dict) -> dict:
 
 def restored(env, d: dict):
     """A fresh environment of the same game, loaded from ``d`` (never reset)."""
-    twin = uno_env.raw_env(env.game.name, rules=env.rules, illegal_action="terminate" if env._terminate_on_illegal
-                           else "raise")
+    twin = uno_env.raw_env(env.game.name, rules=env.rules, illegal_action=env.illegal_action)
     twin.load_state_dict(d)
     return twin
 
@@ -59,7 +58,7 @@ def view(env) -> tuple:
     return (
         env.agent_selection, list(env.agents),
         {a: (o["observation"].tobytes(), o["action_mask"].tobytes()) for a, o in obs.items()},
-        dict(env.rewards), dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),
+        dict(env.rewards), env.cumulative_rewards, dict(env.terminations), dict(env.truncations),
         json.dumps(env.infos, sort_keys=True),
     )
 
@@ -149,7 +148,7 @@ def soak_run(game: str, n: int, rules: dict[str, Any], seed: int, steps: int, re
         ref.step(action)
         env.step(action)
         a, b = ref.agent_selection, env.agent_selection
-        if a != b or ref.rewards != env.rewards or ref._cumulative_rewards != env._cumulative_rewards \
+        if a != b or ref.rewards != env.rewards or ref.cumulative_rewards != env.cumulative_rewards \
                 or ref.terminations != env.terminations or ref.truncations != env.truncations \
                 or ref.agents != env.agents:
             diffs += 1

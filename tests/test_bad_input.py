@@ -18,7 +18,7 @@ def _snapshot(env):
     u = env.unwrapped
     return (copy.deepcopy(sd(env)), u.game_state.row.copy(), u.prng_state.copy(), env.agent_selection,
             dict(env.rewards),
-            dict(env._cumulative_rewards), dict(env.terminations), dict(env.truncations),
+            env.cumulative_rewards, dict(env.terminations), dict(env.truncations),
             {a: u.observe(a)["action_mask"].copy() for a in env.agents})
 
 

@@ -72,7 +72,7 @@ def test_legal_and_rerolls_only_when_stuck(n):
     first_non_play = g.action_names.index("choose colour red")
     for game in range(30):
         u.reset(seed=game)
-        while u._live:
+        while not u.game_state.done:
             obs = u.observe(u.agent_selection)
             mask = obs["action_mask"]
             a = agent.act(obs["observation"], mask)

@@ -191,7 +191,7 @@ def play_one(seed: int, n: int, tally: Tally, rng: np.random.Generator, max_deci
             tally.stopped_at_refill += 1
             return
         for name in RL_TO_OURS[rid]:
-            if not u._live:  # the last card was a wild: the round ends before a colour is named
+            if u.game_state.done:  # the last card was a wild: the round ends before a colour is named
                 break
             assert name in legal_ours(env), f"{where}: {name!r} not legal after {RL_TO_OURS[rid]}"
             env.step(u.game.action_id(name))
@@ -208,10 +208,10 @@ def play_one(seed: int, n: int, tally: Tally, rng: np.random.Generator, max_deci
         assert_same_state(rl, env, n, where)
         if rl.is_over():
             break
-        assert u._live, f"{where}: our game ended, RLCard's did not"
+        assert not u.game_state.done, f"{where}: our game ended, RLCard's did not"
     else:
         return  # a very long game: compared as far as the budget went
-    assert not u._live and all(env.terminations.values()), f"seed {seed}: RLCard's game ended, ours did not"
+    assert u.game_state.done and all(env.terminations.values()), f"seed {seed}: RLCard's game ended, ours did not"
     winner = rl.round.winner[0]
     assert u.game_state.winner == winner
     tally.finished += 1

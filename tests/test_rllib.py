@@ -182,7 +182,7 @@ def test_seat_mapping():
     seen = {sp(f"player_{s}", ep(i)) for i in range(60) for s in range(2)}
     assert seen == {MAIN, SNAPSHOT_PREFIX + "0", SNAPSHOT_PREFIX + "1"}
     clone = pickle.loads(pickle.dumps(sp))
-    assert clone.snapshots_taken == 3 and clone._rng is None
+    assert clone.snapshots_taken == 3 and clone.pool.rng is None
 
 
 def test_shipped_config_is_valid():

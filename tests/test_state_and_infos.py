@@ -115,7 +115,7 @@ def test_infos_carry_winner_and_round_points_at_the_end(game):
         assert info["winner"] == d["match_winner"] == d["round_winner"]
         assert info["round_points"] == d["round_points"] == d["scores"][info["winner"]] > 0
         assert info["turns"] == d["turns"] and "scores" not in info
-    assert env._cumulative_rewards[f"player_{d['match_winner']}"] == 1.0
+    assert env.cumulative_rewards[f"player_{d['match_winner']}"] == 1.0
 
 
 def test_match_infos_carry_scores():

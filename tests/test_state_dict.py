@@ -53,7 +53,7 @@ def _continue_same(a, b, steps: int, seed: int = 1) -> int:
             oa, ob = a.observe(agent), b.observe(agent)
             np.testing.assert_array_equal(oa["observation"], ob["observation"])
             np.testing.assert_array_equal(oa["action_mask"], ob["action_mask"])
-        assert a.rewards == b.rewards and a._cumulative_rewards == b._cumulative_rewards
+        assert a.rewards == b.rewards and a.cumulative_rewards == b.cumulative_rewards
         if not a.agents:
             break
         agent = a.agent_selection

@@ -240,7 +240,7 @@ def test_episode_seeds_follow_the_aec_derivation():
             g = env.game
             st, rng = g.new_states(1)
             E.reset_one(st[0], rng[0], g.cfg, g.spec, g.dice, expected[e])
-            assert np.array_equal(st[0], env._st)
+            assert np.array_equal(st[0], env.game_state.row)
             env.reset()
 
 

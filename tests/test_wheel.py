@@ -1,30 +1,60 @@
-"""The built wheel, installed as a user would: configs by name, and no clash with a project's own `agents`.
+"""The built wheel, installed as a user would: one top-level name, complete contents, its core dependencies
+declared, configs found by name, and no clash with a project's own ``agents`` package.
 
-Builds the wheel (``pip wheel . --no-deps``), installs it into a fresh virtualenv (its dependencies from the
-package index and pip's cache; no training extras), and runs from a temporary directory that holds its own
-``agents/`` package, as a research project often does.
+The wheel is built from a copy of the package's sources (nothing is written into the checkout) without build
+warnings, and installed with ``pip --no-deps --no-index`` into a fresh virtualenv that runs from a temporary
+directory holding its own ``agents/`` package, as a research project often does.
+
+Fast (about 20 s) without proving less:
+
+* The fresh venv does not download or reinstall its dependencies: a ``.pth`` file lists a directory of links to
+  the installed distributions of exactly the core dependency closure (the wheel's own ``Requires-Dist`` without
+  extras, followed through each dependency's metadata). A dependency missing from ``pyproject.toml`` fails the
+  test, and without the training extras ``uno-env train`` must say what to install. A ``.pth`` file inside a
+  directory added by a ``.pth`` is not processed, so the dev venv's editable uno-env stays invisible; the user
+  script checks that ``uno_env`` and its distribution come from the fresh venv.
+* The core is not compiled again: the tree's numba cache files are copied beside the installed sources. numba
+  (0.60 and later) keys a cached function by the content hash of its source, and the core's kernels also by every
+  core module's contents (``core/_cache.py``), so a cache entry is used only for identical sources, which the
+  test checks file by file before copying. Any function the tree's cache lacks compiles in the fresh venv.
 """
 from __future__ import annotations
 
+import email.parser
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
+import time
+import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parents[1]
-
-pytestmark = pytest.mark.slow  # builds a wheel, a venv, installs numba & co. and compiles the core: 2-3 minutes
+# source folder in the checkout -> its installed package path (pyproject.toml's package-dir)
+MAPPED = {"uno_env": "uno_env", "agents": "uno_env/agents", "training": "uno_env/training",
+          "configs": "uno_env/configs"}
+BUILD_INPUTS = ("pyproject.toml", "README.md", "LICENSE")
+NOT_SHIPPED = {"agents/policies/README.md"}  # the folder's note for maintainers
 
 USER_SCRIPT = textwrap.dedent('''
-    import os, sys
+    import importlib.util, os, sys
+    from importlib import metadata
     import gymnasium
     import uno_env
     import agents  # the project's own package, not uno-env's
     assert agents.__file__.startswith(os.getcwd()), agents.__file__
-    assert "site-packages" in uno_env.__file__, uno_env.__file__
+    assert uno_env.__file__.startswith(sys.prefix), (uno_env.__file__, sys.prefix)  # the wheel's copy
+    dist = metadata.distribution("uno-env")
+    assert str(dist.locate_file("uno_env")).startswith(sys.prefix), dist.locate_file("uno_env")
+    assert not any("editable" in type(f).__module__ for f in sys.meta_path), sys.meta_path
+    assert importlib.util.find_spec("torch") is None  # no training extra: the `uno-env train` checks mean something
 
     env = gymnasium.make("uno_env/Classic-v0", opponents="heuristic")
     obs, info = env.reset(seed=0)
@@ -42,34 +72,140 @@ USER_SCRIPT = textwrap.dedent('''
     assert load_rllib_config("rllib_classic").name == "rllib_classic"
     from importlib import resources
     assert resources.files("uno_env.configs").joinpath("rules", "classic_rlcard.yaml").is_file()
+    assert resources.files("uno_env.viewer.static").joinpath("table.js").is_file()
     from uno_env.agents.ppo import shipped_policies  # package data: the policies folder comes with the wheel
     assert isinstance(shipped_policies(), list)
     print("ok", steps)
 ''')
 
 
-def _run(cmd, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, **kw)
+def _run(cmd, **kw) -> subprocess.CompletedProcess:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
     assert r.returncode == 0, f"{cmd}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return r
 
 
-def test_wheel_installs_and_plays_next_to_a_users_agents_package(tmp_path):
-    dist = tmp_path / "dist"
-    # the build backend of this environment (setuptools) builds it: no isolated build environment to set up
-    _run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation", "-q", "-w",
-          str(dist)])
-    (wheel,) = dist.glob("uno_env-*.whl")
+def _source_files() -> list[str]:
+    """The checkout's files under the packaged folders (tracked or new, not ignored), relative to ROOT."""
+    r = _run(["git", "-C", str(ROOT), "ls-files", "--cached", "--others", "--exclude-standard", "--", *MAPPED])
+    return [p for p in r.stdout.splitlines() if (ROOT / p).is_file()]
+
+
+def _installed_name(rel: str) -> str:
+    top, _, rest = rel.partition("/")
+    return f"{MAPPED[top]}/{rest}"
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel, built from a copy of the sources; fails on any build warning."""
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    for rel in [*BUILD_INPUTS, *_source_files()]:
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / rel, src / rel)
+    # PYTHONDONTWRITEBYTECODE would make setuptools warn that byte-compiling is off: a setting, not the packaging
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    r = _run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation", "--no-index",
+              "--disable-pip-version-check", "-v", "-w", str(tmp / "dist")], env=env)
+    # pip's own notes about unreachable package index locations are not the build's
+    warnings = [line for line in (r.stdout + r.stderr).splitlines()
+                if "warn" in line.lower() and "is ignored: it is neither a file nor a directory" not in line]
+    assert not warnings, "\n".join(warnings)
+    (built,) = (tmp / "dist").glob("uno_env-*.whl")
+    return built
+
+
+def test_wheel_metadata_and_contents(wheel):
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        (info,) = {n.split("/")[0] for n in names if n.endswith(".dist-info/METADATA")}
+        meta = email.parser.Parser().parsestr(zf.read(f"{info}/METADATA").decode())
+        top_level = zf.read(f"{info}/top_level.txt").decode().split()
+        entry_points = zf.read(f"{info}/entry_points.txt").decode()
+    assert top_level == ["uno_env"]  # no generic `agents` or `training` in site-packages
+    assert {n.split("/")[0] for n in names} == {"uno_env", info}
+    assert "Typing :: Typed" in meta.get_all("Classifier")
+    assert "uno_env/py.typed" in names
+    assert "uno_env = uno_env.agents.registry:load_agent" in entry_points
+    assert "uno-env = uno_env.cli:main" in entry_points
+    # every file of the packaged folders ships (a package left out of pyproject's list would be missing)
+    expected = {_installed_name(rel) for rel in _source_files() if rel not in NOT_SHIPPED}
+    assert not expected - names, sorted(expected - names)
+    for required in ("uno_env/viewer/static/table.js", "uno_env/viewer/static/table.css",
+                     "uno_env/data/dice_default.yaml", "uno_env/configs/rules/classic_standard.yaml",
+                     "uno_env/configs/train/classic_ppo.yaml", "uno_env/agents/registry.py",
+                     "uno_env/training/algorithms/batched_ppo.py"):
+        assert required in names
+
+
+def _core_dependency_closure(wheel: Path) -> list[metadata.Distribution]:
+    """The installed distributions of the wheel's dependencies without extras, and theirs, recursively."""
+    with zipfile.ZipFile(wheel) as zf:
+        (name,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
+        requires = email.parser.Parser().parsestr(zf.read(name).decode()).get_all("Requires-Dist") or []
+    todo = [(Requirement(r), "") for r in requires]
+    found: dict[str, metadata.Distribution] = {}
+    while todo:
+        req, extra = todo.pop()
+        if req.marker is not None and not req.marker.evaluate({"extra": extra}):
+            continue
+        key = canonicalize_name(req.name)
+        dist = found.get(key)
+        if dist is None:
+            dist = found[key] = metadata.distribution(req.name)
+            assert dist.version in req.specifier or not req.specifier, (req, dist.version)
+            todo += [(Requirement(r), "") for r in dist.requires or []]
+        for ex in req.extras:
+            todo += [(Requirement(r), ex) for r in dist.requires or []]
+    return list(found.values())
+
+
+def _link_dependencies(wheel: Path, into: Path) -> None:
+    into.mkdir()
+    for dist in _core_dependency_closure(wheel):
+        assert dist.files, f"{dist.metadata['Name']} has no RECORD: cannot tell its files"
+        site = Path(str(dist.locate_file("")))
+        for top in {f.parts[0] for f in dist.files if f.parts[0] not in ("..", "__pycache__")}:
+            if (site / top).exists() and not (into / top).exists():
+                (into / top).symlink_to(site / top)
+
+
+def _copy_numba_cache(site: Path) -> int:
+    """The tree's numba cache files beside the installed sources, once those are checked identical."""
+    copied = 0
+    for rel in _source_files():
+        if not rel.endswith(".py"):
+            continue
+        installed = site / _installed_name(rel)
+        assert installed.read_bytes() == (ROOT / rel).read_bytes(), f"{installed} differs from {rel}"
+        cache = (ROOT / rel).parent / "__pycache__"
+        stem = Path(rel).stem
+        for f in cache.glob(f"{stem}.*.nb[ic]") if cache.is_dir() else []:
+            (installed.parent / "__pycache__").mkdir(exist_ok=True)
+            shutil.copy2(f, installed.parent / "__pycache__" / f.name)
+            copied += 1
+    return copied
+
+
+def test_wheel_installs_and_plays_next_to_a_users_agents_package(wheel, tmp_path):
+    start = time.perf_counter()
     venv = tmp_path / "venv"
-    _run([sys.executable, "-m", "venv", str(venv)])
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     py = venv / "bin" / "python"
-    _run([str(py), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)])
+    site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+    assert site.is_relative_to(venv) and site != Path(sysconfig.get_paths()["purelib"])
+    _link_dependencies(wheel, tmp_path / "deps")
+    (site / "uno_env_test_deps.pth").write_text(f"{tmp_path / 'deps'}\n")
+    _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "-q",
+          "--disable-pip-version-check", str(wheel)])
+    _copy_numba_cache(site)
 
     project = tmp_path / "project"
     (project / "agents").mkdir(parents=True)
     (project / "agents" / "__init__.py").write_text("MINE = True\n")
     (project / "agents" / "registry.py").write_text("raise ImportError('the wrong agents.registry')\n")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "NUMBA_CACHE_DIR")}
     r = _run([str(py), "-c", USER_SCRIPT], cwd=project, env=env)
     assert r.stdout.startswith("ok"), r.stdout
 
@@ -82,3 +218,4 @@ def test_wheel_installs_and_plays_next_to_a_users_agents_package(tmp_path):
     assert "does not exist" not in r.stderr
     r = subprocess.run([str(cli), "train-rllib"], cwd=project, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and "pip install 'uno-env[train,rllib]'" in r.stderr, r.stdout + r.stderr
+    print(f"install and play: {time.perf_counter() - start:.1f} s")

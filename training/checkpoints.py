@@ -186,6 +186,7 @@ def rng_states() -> dict:
     """The Python and numpy global PRNG states as plain data (saved with a checkpoint)."""
     st = random.getstate()
     s = np.random.get_state()
+    assert isinstance(s, tuple)  # legacy=True (the default): the tuple form, which restore_rng_states reads
     return {"python": [st[0], list(st[1]), st[2]],
             "numpy": [s[0], s[1].tolist(), int(s[2]), int(s[3]), float(s[4])]}
 

@@ -362,7 +362,7 @@ def _wrong_type(key: str, tp: Any, value: Any) -> ConfigError:
 def _check(key: str, tp: Any, value: Any) -> Any:
     """``value`` converted to ``tp`` (a dataclass, scalar, Literal, Optional/Union, list or dict), or an error."""
     origin = typing.get_origin(tp)
-    if dataclasses.is_dataclass(tp):
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         if not isinstance(value, Mapping):
             raise _wrong_type(key, tp, value)
         return _build(tp, value, key + ".")

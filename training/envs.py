@@ -9,6 +9,7 @@ baseline, no self-play).  The trainer pushes the pool's snapshot list into every
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -113,7 +114,7 @@ class _EnvFn:
     def __init__(self, cfg_dict, rank, seed, pool_state):
         self.args = (cfg_dict, rank, seed, pool_state)
 
-    def __call__(self):
+    def __call__(self) -> gym.Env:
         return _make_wrapped_env(*self.args)
 
 
@@ -127,7 +128,8 @@ def make_vec_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
     else:
         cfg_dict = config_to_dict(cfg)
         pool_state = {"snapshots": pool.snapshots, "selfplay_active": pool.selfplay_active}
-        fns = [_EnvFn(cfg_dict, i, seed + 1000 * i, pool_state) for i in range(cfg.env.n_envs)]
+        fns: list[Callable[[], gym.Env]] = [_EnvFn(cfg_dict, i, seed + 1000 * i, pool_state)
+                                            for i in range(cfg.env.n_envs)]
         if kind == "subproc":
             venv = SubprocVecEnv(fns, start_method="fork" if sys.platform.startswith("linux") else None)
         else:

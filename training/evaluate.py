@@ -25,7 +25,7 @@ import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -309,7 +309,7 @@ def _rate(records, cycle, stats: list[AgentStats]) -> None:
         if len(present) < 2:
             continue
         winner_agent = lineup[rec["winner"]] if rec["winner"] >= 0 else None
-        ranks = [0 if (winner_agent is None or a == winner_agent) else 1 for a in present]
+        ranks = [0.0 if (winner_agent is None or a == winner_agent) else 1.0 for a in present]
         new = model.rate([[ratings[a]] for a in present], ranks=ranks)
         for a, team in zip(present, new):
             ratings[a] = team[0]
@@ -464,7 +464,7 @@ def against_baselines(agent: Any, opponents: Sequence[str], game: str, num_playe
     from uno_env.config import make_rules
 
     cfg = make_rules(game, num_players, rules)
-    n = cfg.num_players
+    n = cast(int, cfg.num_players)  # an option of every game: never None
     z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
     rows = []
     for name in opponents:

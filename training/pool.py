@@ -67,7 +67,8 @@ class OpponentPool:
         return list(self.baseline_names) + [SNAPSHOT_PREFIX + s["path"] for s in self.snapshots]
 
     # -- drawing --------------------------------------------------------------------------------
-    def _generator(self) -> np.random.Generator:
+    def generator(self) -> np.random.Generator:
+        """The pool's random stream, which draws opponents and snapshot players' seeds."""
         if self.rng is None:  # unpickled in another process without its stream: draw from a fresh one
             self.rng = np.random.default_rng()
         return self.rng
@@ -126,7 +127,7 @@ class OpponentPool:
 
     def draw(self) -> str:
         """One opponent spec: a baseline name, ``snapshot:<path>`` or :data:`SELF`."""
-        rng = self._generator()
+        rng = self.generator()
         snapshots = self.selfplay_active and bool(self.snapshots)
         if self.baseline_prob is None:
             if snapshots and rng.random() < self.selfplay_prob:
@@ -163,11 +164,11 @@ class OpponentPool:
     def state_dict(self) -> dict[str, Any]:
         """The pool as plain data (snapshots, self-play flag, PRNG state) for a checkpoint."""
         return {"snapshots": [dict(s) for s in self.snapshots], "selfplay_active": self.selfplay_active,
-                "rng": self._generator().bit_generator.state, "results": self.results_state()}
+                "rng": self.generator().bit_generator.state, "results": self.results_state()}
 
     def load_state_dict(self, d: Mapping[str, Any]) -> None:
         """Restore the pool from :meth:`state_dict` output."""
         self.snapshots = [dict(s) for s in d["snapshots"]]
         self.selfplay_active = bool(d["selfplay_active"])
-        self._generator().bit_generator.state = d["rng"]
+        self.generator().bit_generator.state = d["rng"]
         self.load_results(d.get("results", {}))

@@ -29,6 +29,7 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+from ray.rllib.utils.typing import MultiAgentDict
 
 import uno_env
 
@@ -44,7 +45,11 @@ def convert_obs(obs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 
 class UnoMultiAgentEnv(MultiAgentEnv):
-    """UNO (classic, pocket or dice) for RLlib's new API stack; see the module docstring."""
+    """UNO (classic, pocket or dice) for RLlib's new API stack; see the module docstring.
+
+    Every seat has the same spaces, ``seat_observation_space`` (the ``{"observations", "action_mask"}`` dict) and
+    ``seat_action_space``: what an RLModule spec for any seat takes.
+    """
 
     def __init__(self, config: Mapping[str, Any] | None = None):
         super().__init__()
@@ -66,21 +71,23 @@ class UnoMultiAgentEnv(MultiAgentEnv):
             "observations": gym.spaces.Box(inner.low, inner.high, inner.shape, np.float32),
             "action_mask": gym.spaces.Box(0.0, 1.0, (n,), np.float32),
         })
+        action: gym.spaces.Discrete = gym.spaces.Discrete(n)
+        self.seat_observation_space, self.seat_action_space = space, action
         self.observation_spaces = {a: space for a in self.possible_agents}
-        self.action_spaces = {a: gym.spaces.Discrete(n) for a in self.possible_agents}
-        self.observation_space = gym.spaces.Dict(self.observation_spaces)
-        self.action_space = gym.spaces.Dict(self.action_spaces)
+        self.action_spaces = {a: action for a in self.possible_agents}
+        self.observation_space = gym.spaces.Dict({a: space for a in self.aec.possible_agents})
+        self.action_space = gym.spaces.Dict({a: action for a in self.aec.possible_agents})
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Reset the game; returns the first seat's observation and the infos (RLlib's ``MultiAgentEnv.reset``)."""
         obs, infos = self.pz.reset(seed=seed, options=options)
         return {a: convert_obs(o) for a, o in obs.items()}, dict(infos or {})
 
-    def step(self, action_dict: Mapping[str, Any]):
+    def step(self, action_dict: MultiAgentDict):
         """Step the seat to act with its entry of ``action_dict`` (RLlib's ``MultiAgentEnv.step``)."""
         acting = self.aec.agent_selection
         if acting not in action_dict:
-            raise ValueError(f"it is {acting}'s turn, but the actions given are for {sorted(action_dict)}")
+            raise ValueError(f"it is {acting}'s turn, but the actions given are for {sorted(map(str, action_dict))}")
         obs, rew, terminated, truncated, infos = self.pz.step({acting: int(action_dict[acting])})
         return ({a: convert_obs(o) for a, o in obs.items()}, {a: float(r) for a, r in rew.items()},
                 terminated, truncated, infos)

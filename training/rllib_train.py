@@ -49,11 +49,13 @@ import shutil
 import sys
 import time
 import zlib
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import yaml
+from ray.rllib.callbacks.callbacks import RLlibCallback
 
 from .config import ConfigError, RllibTrainConfig, load_rllib_config
 from .pool import SELF, OpponentPool
@@ -133,10 +135,6 @@ class SeatMapping:
         self.pool.snapshots = [{"name": f"{SNAPSHOT_PREFIX}{k}", "path": f"{SNAPSHOT_PREFIX}{k}", "step": 0}
                                for k in slots]
 
-    @property
-    def _rng(self):
-        return self.pool.rng
-
     def module_ids(self) -> list[str]:
         """Every RLModule id this mapping can return: ``main``, the snapshot slots and the baselines in use."""
         ids = [MAIN]
@@ -156,7 +154,7 @@ class SeatMapping:
         """The seat ``main`` plays in episode ``episode_id`` (the same in every process)."""
         return zlib.crc32(str(episode_id).encode()) % self.num_players
 
-    def __call__(self, agent_id: str, episode: Any = None, **kwargs: Any) -> str:
+    def __call__(self, agent_id: Hashable, episode: Any = None, **kwargs: Any) -> str:
         seat = int(str(agent_id).rsplit("_", 1)[-1])
         if episode is None or seat == self.anchor_seat(getattr(episode, "id_", "")):
             return MAIN
@@ -186,13 +184,7 @@ def _set_snapshots_taken(env_runner, n: int) -> None:
         fn.snapshots_taken = n
 
 
-def _callback_base():
-    from ray.rllib.callbacks.callbacks import RLlibCallback
-
-    return RLlibCallback
-
-
-class SelfPlayCallback(_callback_base()):
+class SelfPlayCallback(RLlibCallback):
     """Every ``snapshot_every`` iterations (from ``selfplay_start`` on) copy ``main``'s weights into the next
     snapshot slot, on the Learner (so checkpoints hold it) and on every EnvRunner, and tell the EnvRunners'
     :class:`SeatMapping` how many snapshots exist.  At each episode end, log ``main``'s win rate against the
@@ -276,9 +268,8 @@ def main_agent(algorithm, env_cfg: dict, model_config: dict, deterministic: bool
     module = cache.get(MAIN)
     if module is None:
         probe = UnoMultiAgentEnv(env_cfg)
-        a0 = probe.possible_agents[0]
-        module = cache[MAIN] = MaskedActorCriticModule(observation_space=probe.observation_spaces[a0],
-                                                       action_space=probe.action_spaces[a0],
+        module = cache[MAIN] = MaskedActorCriticModule(observation_space=probe.seat_observation_space,
+                                                       action_space=probe.seat_action_space,
                                                        model_config=dict(model_config))
         module.eval()
     module.set_state(algorithm.learner_group.get_weights(module_ids=[MAIN])[MAIN])
@@ -357,8 +348,7 @@ def build_algorithm_config(cfg: RllibTrainConfig):
 
     envc = env_config(cfg)
     probe = UnoMultiAgentEnv(envc)
-    obs_space = probe.observation_spaces[probe.possible_agents[0]]
-    act_space = probe.action_spaces[probe.possible_agents[0]]
+    obs_space, act_space = probe.seat_observation_space, probe.seat_action_space
     probe.close()
     opp = cfg.opponents
     mapping = SeatMapping(cfg.env.num_players, opp.baselines, opp.baseline_prob, opp.selfplay_prob, opp.pool_size,
@@ -384,7 +374,8 @@ def build_algorithm_config(cfg: RllibTrainConfig):
         .env_runners(
             num_env_runners=res.num_env_runners,
             num_envs_per_env_runner=res.num_envs_per_env_runner,
-            num_cpus_per_env_runner=res.num_cpus_per_env_runner,
+            # RLlib annotates an int, but Ray schedules fractional CPUs, which the config allows (e.g. 0.5)
+            num_cpus_per_env_runner=res.num_cpus_per_env_runner,  # type: ignore[arg-type]
             rollout_fragment_length=res.rollout_fragment_length,
         )
         .learners(
@@ -408,7 +399,9 @@ def build_algorithm_config(cfg: RllibTrainConfig):
             use_kl_loss=cfg.ppo.use_kl_loss,
             grad_clip=cfg.ppo.grad_clip,
         )
-        .callbacks(functools.partial(SelfPlayCallback, selfplay_start=opp.selfplay_start,
+        # RLlib annotates a class but calls any callable that builds the callback (it checks callable()): a
+        # partial binds the self-play settings
+        .callbacks(functools.partial(SelfPlayCallback, selfplay_start=opp.selfplay_start,  # type: ignore[arg-type]
                                      snapshot_every=opp.snapshot_every, pool_size=opp.pool_size,
                                      enabled=opp.selfplay_prob > 0))
         .evaluation(

@@ -40,8 +40,8 @@ try:  # pragma: no branch
 
         def __init__(self, observation_space: _spaces.Dict, obs_transform: str = "symlog",
                      include_mask: bool = True):
-            obs_dim = int(np.prod(observation_space["observation"].shape))
-            mask_dim = int(np.prod(observation_space["action_mask"].shape)) if include_mask else 0
+            obs_dim = _spaces.flatdim(observation_space["observation"])
+            mask_dim = _spaces.flatdim(observation_space["action_mask"]) if include_mask else 0
             super().__init__(observation_space, features_dim=obs_dim + mask_dim)
             if obs_transform not in ("symlog", "none"):
                 raise ValueError(f"obs_transform must be 'symlog' or 'none', got {obs_transform!r}")

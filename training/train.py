@@ -107,11 +107,11 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
     np.random.seed(cfg.seed)
     torch.manual_seed(cfg.seed)
     run = RunState(cfg, run_dir, algo)
-    start_step, state = 0, None
+    start_step, saved_rng = 0, {}  # saved_rng: the checkpoint's PRNG states when resuming
     if checkpoint is not None:
         state = read_json(os.path.join(checkpoint, STATE_FILE))
         run.load_state(state)
-        start_step = int(state["step"])
+        start_step, saved_rng = int(state["step"]), state["rng"]
     # environments draw fresh games after a resume (seeded by the step they resume at)
     env_seed = cfg.seed * 1_000_003 + start_step
     print(f"run: {run_dir}\n  {cfg.env.game}, {cfg.env.num_players} players, {cfg.total_steps:,} steps, "
@@ -122,7 +122,7 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
     venv = run.venv = algo.make_env(cfg, run.pool, env_seed)
     if checkpoint is not None:
         model = algo.load(os.path.join(checkpoint, "model.zip"), cfg, venv, run_dir)
-        restore_rng_states(state["rng"], checkpoint)
+        restore_rng_states(saved_rng, checkpoint)
     else:
         model = algo.build(cfg, venv, run_dir)
     venv.seed(env_seed)

@@ -208,9 +208,13 @@ class Runner:
         one, many = self._cost
         return None if one is None or many is None else many / one
 
+    def one_chunk(self, n: int) -> bool:
+        """Whether :meth:`run` does ``n`` games in one call on the calling thread (one thread, or too few games)."""
+        return self.num_threads <= 1 or n < 2 * MIN_CHUNK
+
     def run(self, fn: Callable[[int, int], int], n: int) -> int:
         """``sum(fn(lo, hi))`` over chunks covering ``range(n)``."""
-        if self.num_threads <= 1 or n < 2 * MIN_CHUNK:
+        if self.one_chunk(n):
             return fn(0, n)
         self._calls += 1
         one, many = self._cost

@@ -173,6 +173,18 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         """The game's PRNG word (uint64, shape (1,)); writable, like :attr:`game_state`."""
         return self._r
 
+    @property
+    def cumulative_rewards(self) -> dict[str, float]:
+        """Each agent's reward accumulated since it last acted, which :meth:`last` returns as its reward (a copy of
+        what PettingZoo keeps in ``_cumulative_rewards``)."""
+        return dict(self._cumulative_rewards)
+
+    @property
+    def illegal_action(self) -> str:
+        """What an illegal action does: ``"raise"`` (an ``IllegalActionError``) or ``"terminate"`` (the game ends,
+        the actor gets -1); the ``illegal_action`` argument of the constructor."""
+        return "terminate" if self._terminate_on_illegal else "raise"
+
     def sync_state(self) -> None:
         """Recompute the legal mask and the acting agent after :attr:`game_state` was edited in place."""
         self._require_reset("sync_state")

@@ -394,6 +394,8 @@ class _VectorBase(ExactCopy, GameMetadata):
                 self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf, self._counters,
                 self._opponent_ids, self._pool_kind, self._weights)
         head = (self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs)
+        if self._runner.one_chunk(rows.shape[0]):  # small batches (B=1 runs on Python's overhead): no closure
+            return K.advance(*head, rows, actions, *args)
         step = actions.shape[0] > 0
 
         def chunk(lo: int, hi: int) -> int:

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from uno_env.agents.base import Agent
 from uno_env.agents.policy import NumpyPolicyAgent, PolicyWeights
 
 from ..config import TrainConfig
@@ -79,7 +80,7 @@ class ActorCritic(nn.Module):
         sizes = [obs_dim + (num_actions if include_mask else 0)] + list(net_arch)
         self.actor = _mlp(sizes, act, num_actions, 0.01)  # small last layer: a near-uniform first policy
         if shared_trunk:
-            self.critic = nn.Sequential(*self.actor[:-1], _init(nn.Linear(sizes[-1], 1), 1.0))
+            self.critic = nn.Sequential(*list(self.actor)[:-1], _init(nn.Linear(sizes[-1], 1), 1.0))
         else:
             self.critic = _mlp(sizes, act, 1, 1.0)
 
@@ -160,15 +161,15 @@ class BatchedPoolEnv:
 
         self._weights = heuristic_weight_array()
         self._no_shift = np.zeros(self.num_envs, dtype=np.int64)
-        self._dice_teacher = None
+        self._dice_teacher: Agent | None = None
 
     # -- exact resume: the games, their opponents and the snapshot players' streams ----------------------------
     def save_state(self, path: str) -> None:
         """Everything that decides the games' futures, as a pickle-free ``.npz``."""
         import json
 
-        arrays = dict(zip(("states", "rngs", "opp", "seed_buf", "counters", "seed0", "blocks", "learner"),
-                          self.env.snapshot()))
+        names = ("states", "rngs", "opp", "seed_buf", "counters", "seed0", "blocks", "learner")
+        arrays: dict[str, Any] = dict(zip(names, self.env.snapshot()))
         players = [getattr(self.env._pool[i], "rng", None) for i in range(len(self._specs))]
         meta = {"specs": self._specs,
                 "streams": [None if r is None else r.bit_generator.state for r in players]}
@@ -202,7 +203,7 @@ class BatchedPoolEnv:
         if spec.startswith(SNAPSHOT_PREFIX):
             return NumpyPolicyAgent.load(spec[len(SNAPSHOT_PREFIX):], self.game,
                                          deterministic=self.cfg.opponents.deterministic,
-                                         seed=int(self.pool.rng.integers(2**31)) if seed is None else seed)
+                                         seed=int(self.pool.generator().integers(2**31)) if seed is None else seed)
         return spec
 
     def _draw(self, games: np.ndarray, env) -> np.ndarray:
