@@ -119,15 +119,15 @@ def _game(name: str, n: int):
 
 
 def test_every_policy_file_is_package_data():
-    """The wheel carries what ships: each file of agents/policies/ matches the package-data patterns of
-    ``uno_env.agents`` in pyproject.toml (tests/test_wheel.py installs the wheel and lists them)."""
+    """The wheel carries what ships: ``uno_env.agents.policies`` is a package of the wheel and each file of
+    agents/policies/ matches its package-data patterns in pyproject.toml."""
     import fnmatch
 
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    root = POLICIES.parent.parent
-    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"][
-        "uno_env.agents"]
-    files = [p.relative_to(POLICIES.parent).as_posix() for p in POLICIES.iterdir()] if POLICIES.is_dir() else []
+    setup = tomllib.loads((POLICIES.parent.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "uno_env.agents.policies" in setup["packages"]
+    patterns = setup["package-data"]["uno_env.agents.policies"]
+    files = [p.name for p in POLICIES.iterdir() if p.suffix in (".npz", ".json")]
     assert len(files) == 2 * len(SHIPPED)
     for f in files:
         assert any(fnmatch.fnmatch(f, pat) for pat in patterns), f
