@@ -54,7 +54,7 @@ train: $(STAMP)
 	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/$(TRAIN_CONFIG)/checkpoints),--resume,)
 
 # the shipped policies' runs, one after the other (each resumes where it stopped): 2-player classic, pocket and
-# dice, then 4-player classic; copy a run's policy.npz/.json to agents/policies/<game>_<n>p.* to ship it
+# dice, then 4-player classic; `python tools/ship_policy.py runs/<config>` ships a run's policy as agent 'ppo'
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo classic4_ppo
 train-all: $(STAMP)
 	for c in $(TRAIN_ALL); do \

@@ -117,3 +117,91 @@ def test_environments_leave_torch_threads_alone():
     for _ in range(20):
         obs, masks, *_ = env.step(pol.act_batch(obs, masks))
     assert torch.get_num_threads() == before
+
+
+class _NoRun:
+    def between_rollouts(self, model, step, record):
+        pass
+
+    def advance(self, n):
+        pass
+
+
+def _agreement_with_heuristic(model, env, decisions: int) -> float:
+    """Share of the learner's decisions with a choice (two legal actions or more) on which the policy's most likely
+    action is the compiled heuristic's."""
+    obs, masks = env.reset()
+    teacher = np.zeros(env.num_envs, dtype=np.int64)
+    same = total = 0
+    while total < decisions:
+        env.teacher_actions(obs, masks, teacher)
+        with torch.no_grad():
+            m = torch.from_numpy(masks != 0)
+            logits, _ = model.net.heads(model.net.features(torch.from_numpy(obs.copy()), m))
+            mine = logits.masked_fill(~m, -1e9).argmax(-1).numpy()
+        choice = (masks != 0).sum(1) > 1
+        same += int((mine == teacher)[choice].sum())
+        total += int(choice.sum())
+        obs, masks, *_ = env.step(teacher)
+    return same / total
+
+
+@pytest.fixture
+def one_torch_thread():
+    """What the trainer sets from ``torch_threads``: small ops on 2 threads crawl on a loaded machine."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def test_imitation_learns_the_heuristics_choices(tmp_path, one_torch_thread):
+    """``ppo.imitation_steps``: the heuristic plays the learner's seat and the network learns to choose as it does."""
+    from uno_env.training.algorithms import batched_ppo as algo
+
+    cfg = load_config(SMOKE, ["env.n_envs=64", "ppo.n_steps=32", "ppo.batch_size=1024", "ppo.n_epochs=4",
+                              "ppo.learning_rate=3e-3", "ppo.imitation_steps=100000", "tensorboard=false",
+                              "opponents.baselines={heuristic: 1.0}", "opponents.selfplay_start=1.0"])
+    torch.manual_seed(0)
+    pool = OpponentPool(cfg.opponents.baselines, 0.0, seed=0)
+    env = algo.make_env(cfg, pool, 0)
+    model = algo.build(cfg, env, str(tmp_path))
+    before = _agreement_with_heuristic(model, env, 4096)
+    algo.learn(model, 6 * 2048, _NoRun())
+    after = _agreement_with_heuristic(model, env, 4096)
+    assert before < 0.4 and after > 0.75, (before, after)
+
+
+def test_the_numpy_player_chooses_as_the_torch_policy_also_in_float16(tmp_path, one_torch_thread):
+    """The exported actor, stored as float16 (as the shipped policies are) and played with numpy, gives the torch
+    network's logits within a small tolerance and the same most likely action on observations of real games."""
+    from uno_env.agents.policy import NumpyPolicyAgent, save_policy_files
+    from uno_env.training.algorithms import batched_ppo as algo
+
+    cfg = load_config(SMOKE, ["env.n_envs=256", "policy.net_arch=[128, 128]", "policy.activation=relu",
+                              "policy.shared_trunk=true", "tensorboard=false"])
+    torch.manual_seed(0)
+    env = algo.make_env(cfg, OpponentPool(cfg.opponents.baselines, 0.0, seed=0), 0)
+    net = algo.build(cfg, env, str(tmp_path)).net
+    with torch.no_grad():  # logits as spread out as a trained policy's (the initial last layer is near zero)
+        net.actor[-1].weight.mul_(300.0)
+    obs, masks = env.reset()
+    teacher = np.zeros(env.num_envs, dtype=np.int64)
+    batches = []
+    for _ in range(8):
+        batches.append((obs.copy(), masks.copy()))
+        env.teacher_actions(obs, masks, teacher)
+        obs, masks, *_ = env.step(teacher)
+    obs, masks = (np.concatenate(x) for x in zip(*batches))
+    path = save_policy_files(net.export(), str(tmp_path / "p.npz"), {"game": "classic", "num_players": 2},
+                             dtype=np.float16)
+    agent = NumpyPolicyAgent.load(path, "classic", deterministic=True)
+    m = torch.from_numpy(masks != 0)
+    with torch.no_grad():
+        ref = net.heads(net.features(torch.from_numpy(obs), m))[0].masked_fill(~m, -1e9).numpy()
+    mine = agent.weights.logits(obs, masks)
+    legal = masks != 0
+    spread = ref[legal].std()
+    assert np.abs(mine[legal] - ref[legal]).max() < 0.02 * spread
+    same = agent.act_batch(obs, masks) == ref.argmax(1)
+    assert same.mean() > 0.99, same.mean()

@@ -2,8 +2,10 @@
 
     python tools/ship_policy.py runs/classic_ppo          # -> agents/policies/classic_2p.npz + .json
 
-The weights are stored as float16 (half the size; the loader reads them as float32, and the arena results in the
-.json are measured with the stored file), the metadata gets the run's final arena table and where it came from.
+The weights are stored as float16 (half the size; the loader reads them as float32).  Before it is kept, the stored
+file plays the learner's seat of real games (against the heuristic) beside the run's float32 policy: on the
+decisions with a choice, the two must pick the same action at least 99% of the time (the share is saved in the
+metadata as ``float16_agreement``).  The metadata also gets the run's final arena table and where it came from.
 """
 from __future__ import annotations
 
@@ -13,9 +15,32 @@ from pathlib import Path
 
 import numpy as np
 
-from uno_env.agents.policy import load_weights, save_policy_files
+from uno_env.agents.policy import NumpyPolicyAgent, load_weights, save_policy_files
+from uno_env.config import RuleConfig
 
 ROOT = Path(__file__).resolve().parents[1]
+MIN_AGREEMENT = 0.99
+
+
+def float16_agreement(full: Path, half: Path, rules: RuleConfig, games: int = 256, steps: int = 60) -> float:
+    """Share of the learner's decisions with two legal actions or more on which ``half`` picks ``full``'s action
+    (both deterministic), over ``steps`` decisions of ``games`` games against the heuristic."""
+    from uno_env.vector import UnoSingleAgentVectorEnv
+
+    a = NumpyPolicyAgent.load(full, deterministic=True)
+    b = NumpyPolicyAgent.load(half, deterministic=True)
+    env = UnoSingleAgentVectorEnv(rules.game, games, rules=rules, opponents="heuristic", learner_seat="rotate",
+                                  seed=0, num_threads=1)
+    obs, masks = env.reset(0)
+    same = total = 0
+    for _ in range(steps):
+        mine = a.act_batch(obs, masks)
+        choice = (masks != 0).sum(1) > 1
+        same += int((b.act_batch(obs, masks) == mine)[choice].sum())
+        total += int(choice.sum())
+        obs, masks, *_ = env.step(mine)
+    env.close()
+    return same / max(total, 1)
 
 
 def main(run_dir: str) -> int:
@@ -31,8 +56,20 @@ def main(run_dir: str) -> int:
                 stored_as="float16")
     out = ROOT / "agents" / "policies" / f"{meta['game']}_{meta['num_players']}p.npz"
     out.parent.mkdir(parents=True, exist_ok=True)
+    rules = RuleConfig.from_dict(meta["rules"])
+    tmp = out.with_name(out.stem + ".check.npz")
+    save_policy_files(pw, str(tmp), meta, dtype=np.float16)
+    agreement = float16_agreement(run / "policy.npz", tmp, rules)
+    tmp.unlink()
+    tmp.with_suffix(".json").unlink()
+    if agreement < MIN_AGREEMENT:
+        print(f"not shipped: the float16 copy picks the float32 policy's action on only {agreement:.2%} of the "
+              f"decisions (at least {MIN_AGREEMENT:.0%} needed)", file=sys.stderr)
+        return 1
+    meta["float16_agreement"] = round(agreement, 5)
     save_policy_files(pw, str(out), meta, dtype=np.float16)
-    print(f"{out}: {out.stat().st_size / 1024:.0f} KB")
+    print(f"{out}: {out.stat().st_size / 1024:.0f} KB; float16 agrees with float32 on {agreement:.2%} of the "
+          f"decisions with a choice")
     return 0
 
 

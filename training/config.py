@@ -164,6 +164,10 @@ class PPOConfig:
     # decisions, the weight falling linearly to 0 at kickstart_until x total_steps (0 = pure PPO)
     kickstart_coef: float = field(default=0.0, metadata=_meta(min=0.0))
     kickstart_until: float = field(default=0.5, metadata=_meta(min=0.0, max=1.0))
+    # batched_ppo, behaviour cloning first: for the first imitation_steps learner steps the compiled heuristic plays
+    # the learner's seat, and the network learns its choices (cross-entropy) and the value of its games (the critic),
+    # with no policy-gradient loss; PPO starts from a heuristic-level policy with a critic that already fits it
+    imitation_steps: int = field(default=0, metadata=_meta(min=0))
 
 
 @dataclass
@@ -487,6 +491,9 @@ def _validate(cfg: TrainConfig) -> None:
                               "'batched'")
     elif cfg.ppo.kickstart_coef > 0:
         raise ConfigError(f"config key 'ppo.kickstart_coef': kickstarting needs algorithm 'batched_ppo', not "
+                          f"{cfg.algorithm!r}")
+    elif cfg.ppo.imitation_steps > 0:
+        raise ConfigError(f"config key 'ppo.imitation_steps': imitation needs algorithm 'batched_ppo', not "
                           f"{cfg.algorithm!r}")
     elif cfg.policy.shared_trunk:
         raise ConfigError(f"config key 'policy.shared_trunk': needs algorithm 'batched_ppo', not {cfg.algorithm!r}")

@@ -10,6 +10,11 @@ update.  What differs from a textbook PPO is only where the games come from:
   of the learner by a batched forward pass over the games that wait for them (numpy, in the same env step).
   With ``opponents.sampling: win_rate`` the pool draws each member in proportion to how often it beats the
   learner (the games' results are fed back to it).
+* ``ppo.imitation_steps``: the run can start with behaviour cloning.  For its first steps the compiled heuristic
+  plays the learner's seat; the update is the cross-entropy to its choices plus the value loss on its games (no
+  policy gradient), so PPO starts from a policy that plays like the heuristic and a critic that already fits it.
+  ``ppo.kickstart_coef`` keeps pulling the learner's own decisions towards the heuristic's afterwards, with a
+  weight falling to 0 at ``kickstart_until``.
 * Checkpoints hold the weights, the optimizer, the step count and the opponent pool's results; the run state
   (pool, schedule, evaluation history, RNGs) is :mod:`training.run_state`'s, as for the SB3 trainer.
 """
@@ -59,13 +64,18 @@ class ActorCritic(nn.Module):
     """MLPs over ``symlog(observation)`` (and the mask, with ``include_mask``): action logits and a value.
 
     ``shared_trunk``: the hidden layers are shared and only the two output layers differ (half the compute of two
-    MLPs; the actor is still a plain chain of layers, so it exports to the numpy format the same way).
+    MLPs: :meth:`heads` runs the trunk once for both; the actor is still a plain chain of layers, so it exports to
+    the numpy format the same way).
+
+    :meth:`act` and :meth:`evaluate` take the network's input, :meth:`features`, which the rollout computes once
+    per step and the update reuses in every epoch.
     """
 
     def __init__(self, obs_dim: int, num_actions: int, net_arch: list[int], activation: str = "tanh",
                  obs_transform: str = "symlog", include_mask: bool = True, shared_trunk: bool = False):
         super().__init__()
         self.obs_transform, self.include_mask, self.activation = obs_transform, include_mask, activation
+        self.shared_trunk = shared_trunk
         act = nn.Tanh if activation == "tanh" else nn.ReLU
         sizes = [obs_dim + (num_actions if include_mask else 0)] + list(net_arch)
         self.actor = _mlp(sizes, act, num_actions, 0.01)  # small last layer: a near-uniform first policy
@@ -83,20 +93,29 @@ class ActorCritic(nn.Module):
         """The critic's value of each observation."""
         return self.critic(self.features(obs, masks)).squeeze(-1)
 
-    def act(self, obs: torch.Tensor, masks: torch.Tensor):
-        """Sampled actions, their log-probabilities and the values (one forward pass for the batch)."""
-        x = self.features(obs, masks)
-        logp_all = torch.log_softmax(self.actor(x).masked_fill(~masks, -1e9), dim=-1)
-        actions = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
-        return actions, logp_all.gather(1, actions[:, None]).squeeze(-1), self.critic(x).squeeze(-1)
+    def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Logits and values of the input ``x`` (a shared trunk is run once for both heads)."""
+        if self.shared_trunk:
+            h = x
+            for layer in list(self.actor)[:-1]:
+                h = layer(h)
+            return self.actor[-1](h), self.critic[-1](h).squeeze(-1)
+        return self.actor(x), self.critic(x).squeeze(-1)
 
-    def evaluate(self, obs: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, teacher: torch.Tensor):
+    def act(self, x: torch.Tensor, masks: torch.Tensor):
+        """Sampled actions, their log-probabilities and the values (one forward pass for the batch)."""
+        logits, values = self.heads(x)
+        logp_all = torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=-1)
+        actions = torch.multinomial(logp_all.exp(), 1).squeeze(-1)
+        return actions, logp_all.gather(1, actions[:, None]).squeeze(-1), values
+
+    def evaluate(self, x: torch.Tensor, masks: torch.Tensor, actions: torch.Tensor, teacher: torch.Tensor):
         """Log-probabilities of ``actions`` and of the ``teacher``'s actions, entropies and values, for the update."""
-        x = self.features(obs, masks)
-        logp_all = torch.log_softmax(self.actor(x).masked_fill(~masks, -1e9), dim=-1)
+        logits, values = self.heads(x)
+        logp_all = torch.log_softmax(logits.masked_fill(~masks, -1e9), dim=-1)
         entropy = -(logp_all.exp() * logp_all).sum(-1)
         return (logp_all.gather(1, actions[:, None]).squeeze(-1), logp_all.gather(1, teacher[:, None]).squeeze(-1),
-                entropy, self.critic(x).squeeze(-1))
+                entropy, values)
 
     def export(self) -> PolicyWeights:
         """The actor as numpy weights (the pickle-free policy format, played with numpy alone)."""
@@ -335,9 +354,10 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
     cfg, p = model.cfg, model.cfg.ppo
     env, net, opt = model.venv, model.net, model.optimizer
     B, T = env.num_envs, p.n_steps
-    D, A = env.game.obs_dim, env.game.num_actions
+    A = env.game.num_actions
+    F = env.game.obs_dim + (A if net.include_mask else 0)
     # rollout storage: one row per step, one column per game
-    obs_buf = torch.zeros((T, B, D))
+    feat_buf = torch.zeros((T, B, F))  # the network's input, computed once per step
     mask_buf = torch.zeros((T, B, A), dtype=torch.bool)
     act_buf = torch.zeros((T, B), dtype=torch.long)
     logp_buf = torch.zeros((T, B))
@@ -360,16 +380,23 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
                 g["lr"] = p.learning_rate * max(0.0, 1.0 - model.num_timesteps / total)
         # kickstarting: imitate the heuristic, with a weight that decays to 0 at kickstart_until
         kick = p.kickstart_coef * max(0.0, 1.0 - model.num_timesteps / kick_until) if kick_until > 0 else 0.0
+        # imitation (behaviour cloning): the heuristic plays the learner's seat; the network learns its choices
+        imitate = model.num_timesteps < p.imitation_steps
         t0 = time.perf_counter()
         # --- rollout: one forward pass for all games per step ---------------------------------------------------
         for t in range(T):
-            obs_buf[t], mask_buf[t] = next_obs, next_mask
-            if kick > 0:
+            mask_buf[t] = next_mask
+            if kick > 0 or imitate:
                 env.teacher_actions(obs_np, mask_np, teacher_np)
                 teach_buf[t] = torch.from_numpy(teacher_np)
-            with torch.no_grad():
-                action, logp, value = net.act(next_obs, next_mask)
-            act_buf[t], logp_buf[t], val_buf[t] = action, logp, value
+            with torch.inference_mode():
+                x = net.features(next_obs, next_mask)
+                if imitate:
+                    action, value = teach_buf[t].clone(), net.heads(x)[1]
+                else:
+                    action, logp, value = net.act(x, next_mask)
+                    logp_buf[t] = logp
+            feat_buf[t], act_buf[t], val_buf[t] = x, action, value
             obs_np, mask_np, rew, term, trunc, info = env.step(action.numpy())
             done = term | trunc
             rew_buf[t] = torch.from_numpy(rew)
@@ -399,7 +426,7 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
         returns = adv + val_buf
         # --- update: n_epochs over shuffled minibatches --------------------------------------------------------
         t1 = time.perf_counter()
-        b_obs, b_mask = obs_buf.reshape(T * B, D), mask_buf.reshape(T * B, A)
+        b_feat, b_mask = feat_buf.reshape(T * B, -1), mask_buf.reshape(T * B, A)
         b_act, b_logp, b_teach = act_buf.reshape(-1), logp_buf.reshape(-1), teach_buf.reshape(-1)
         b_adv, b_ret, b_val = adv.reshape(-1), returns.reshape(-1), val_buf.reshape(-1)
         n = T * B
@@ -408,7 +435,7 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
             order = torch.randperm(n)
             for start in range(0, n, p.batch_size):
                 idx = order[start: start + p.batch_size]
-                new_logp, teacher_logp, entropy, new_val = net.evaluate(b_obs[idx], b_mask[idx], b_act[idx],
+                new_logp, teacher_logp, entropy, new_val = net.evaluate(b_feat[idx], b_mask[idx], b_act[idx],
                                                                         b_teach[idx])
                 log_ratio = new_logp - b_logp[idx]
                 ratio = log_ratio.exp()
@@ -421,14 +448,17 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
                 pg_loss = torch.max(-mb_adv * ratio,
                                     -mb_adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
                 v_loss = 0.5 * ((new_val - b_ret[idx]) ** 2).mean()
-                loss = pg_loss - p.ent_coef * entropy.mean() + p.vf_coef * v_loss
-                if kick > 0:
+                if imitate:  # the teacher's choices and the value of its games; no policy gradient
+                    loss = -teacher_logp.mean() + p.vf_coef * v_loss
+                else:
+                    loss = pg_loss - p.ent_coef * entropy.mean() + p.vf_coef * v_loss
+                if kick > 0 and not imitate:
                     loss = loss - kick * teacher_logp.mean()
                 opt.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
                 opt.step()
-            if p.target_kl is not None and approx_kl > p.target_kl:
+            if p.target_kl is not None and not imitate and approx_kl > p.target_kl:
                 break
         update_s = time.perf_counter() - t1
         # --- logs ---------------------------------------------------------------------------------------------
@@ -441,7 +471,10 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
         model.record("train/explained_variance", float(1 - (b_ret - b_val).var() / var_y) if var_y > 0 else 0.0)
         model.record("train/learning_rate", opt.param_groups[0]["lr"])
         model.record("train/kickstart_coef", kick)
-        if kick > 0:
+        model.record("train/imitation", float(imitate))
+        if imitate:
+            model.record("train/imitation_loss", -teacher_logp.mean().item())
+        elif kick > 0:
             model.record("train/teacher_agreement", float((b_act == b_teach).float().mean()))
         model.record("time/env_steps_per_s", T * B / max(rollout_s + update_s, 1e-9))
         model.record("time/rollout_fraction", rollout_s / max(rollout_s + update_s, 1e-9))
