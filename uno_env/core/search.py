@@ -170,6 +170,19 @@ def tree_reset(child, visits, avail, wins, counters):
     counters[T_SIMS] = 0
 
 
+@njit(cache=True, inline="always")
+def _new_child(child, visits, avail, wins, counters, node, action):
+    """Add the node reached from ``node`` by ``action`` (the caller checked the tree has room); its index."""
+    new = counters[T_SIZE]
+    counters[T_SIZE] = new + 1
+    child[new, :] = -1
+    visits[new] = 0
+    avail[new] = 1
+    wins[new, :] = 0.0
+    child[node, action] = new
+    return new
+
+
 @njit(cache=True)
 def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs, colours):
     """Play ``s`` on with the rollout policy until the round ends (or ``horizon`` decisions); returns the
@@ -229,13 +242,7 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
                     continue
                 if counters[T_SIZE] >= max_nodes:
                     break
-                new = counters[T_SIZE]
-                counters[T_SIZE] = new + 1
-                child[new, :] = -1
-                visits[new] = 0
-                avail[new] = 1
-                wins[new, :] = 0.0
-                child[node, pick] = new
+                new = _new_child(child, visits, avail, wins, counters, node, pick)
                 E._apply(s, srng, cfg, spec, dice, pick, rew)
                 dec += 1
                 depth += 1
@@ -273,13 +280,7 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
                                 pick = a
                                 break
                             j -= 1
-                new = counters[T_SIZE]
-                counters[T_SIZE] = new + 1
-                child[new, :] = -1
-                visits[new] = 0
-                avail[new] = 1
-                wins[new, :] = 0.0
-                child[node, pick] = new
+                new = _new_child(child, visits, avail, wins, counters, node, pick)
                 E._apply(s, srng, cfg, spec, dice, pick, rew)
                 dec += 1
                 depth += 1
