@@ -6,7 +6,8 @@ transform, whether the mask is an input) and what it was trained for (game, play
 ``<stem>.json`` beside it repeats that metadata for people and tools.  Loading runs no code from the file,
 unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objects.
 
-* :class:`PolicyWeights`: the network (an MLP over ``symlog(observation)`` and, optionally, the action mask).
+* :class:`PolicyWeights`: the network (an MLP over ``symlog(observation)`` and, optionally, the action mask and
+  the heuristic's suggestion, ``advice``).
 * :func:`save_policy_files` / :func:`load_weights`: write and read the two files.
 * :class:`NumpyPolicyAgent`: a policy as an agent (``act``, ``act_batch``, ``reset``): the most likely legal
   action, or a sample from the masked softmax with its own seeded stream.
@@ -31,6 +32,9 @@ __all__ = ["PolicyWeights", "save_weights", "save_policy_files", "load_weights",
 POLICY_FORMAT = "uno-env policy v1"
 _ACTIVATIONS = ("tanh", "relu")
 _TRANSFORMS = ("symlog", "none")
+#: what a policy may be told besides the observation: nothing, or the heuristic's choice (a one-hot over the
+#: actions, computed by :class:`uno_env.agents.heuristic.HeuristicAgent` from the same observation)
+ADVICE = ("none", "heuristic")
 
 
 class PolicyFormatError(ValueError):
@@ -46,29 +50,42 @@ class PolicyWeights:
     activation: str  # "tanh" | "relu"
     obs_transform: str  # "symlog" | "none"
     include_mask: bool
+    advice: str = "none"  # "heuristic": the heuristic's choice, one-hot, follows the observation (and mask)
+    advice_gain: float = 0.0  # added to the advised action's logit: the policy is the heuristic until it learns not to
 
     @property
     def obs_dim(self) -> int:
-        """The observation length the network takes (the mask excluded)."""
-        return self.weights[0].shape[1] - (self.num_actions if self.include_mask else 0)
+        """The observation length the network takes (the mask and the advice excluded)."""
+        extra = (self.num_actions if self.include_mask else 0) + (self.num_actions if self.advice != "none" else 0)
+        return self.weights[0].shape[1] - extra
 
     @property
     def num_actions(self) -> int:
         """The number of logits, A."""
         return self.weights[-1].shape[0]
 
-    def logits(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The action logits (B, A) of observations (B, D) with legal masks (B, A), in numpy."""
+    def logits(self, obs: np.ndarray, masks: np.ndarray, advice: np.ndarray | None = None) -> np.ndarray:
+        """The action logits (B, A) of observations (B, D) with legal masks (B, A), in numpy; a policy with
+        ``advice`` also takes the advised action of every row (B,)."""
         x = np.asarray(obs, dtype=np.float32)
         if self.obs_transform == "symlog":
             x = np.sign(x) * np.log1p(np.abs(x))
         if self.include_mask:
             x = np.concatenate([x, np.asarray(masks, dtype=np.float32)], axis=1)
+        if self.advice != "none":
+            if advice is None:
+                raise ValueError(f"this policy takes the {self.advice}'s suggested actions as an input (advice)")
+            hint = np.zeros((x.shape[0], self.num_actions), dtype=np.float32)
+            hint[np.arange(x.shape[0]), np.asarray(advice, dtype=np.int64)] = 1.0
+            x = np.concatenate([x, hint], axis=1)
         last = len(self.weights) - 1
+        inp = x
         for i, (w, b) in enumerate(zip(self.weights, self.biases)):
             x = x @ w.T + b
             if i < last:
                 x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0, out=x)
+        if self.advice != "none" and self.advice_gain:
+            x = x + np.float32(self.advice_gain) * inp[:, -self.num_actions:]
         return x
 
 
@@ -83,7 +100,8 @@ def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = 
         arrays[f"W{i}"] = np.asarray(w, dtype=dtype)
         arrays[f"b{i}"] = np.asarray(b, dtype=dtype)
     info = {**(meta or {}), "activation": pw.activation, "obs_transform": pw.obs_transform,
-            "include_mask": pw.include_mask, "layers": len(pw.weights)}
+            "include_mask": pw.include_mask, "advice": pw.advice, "advice_gain": pw.advice_gain,
+            "layers": len(pw.weights)}
     tmp = path + ".tmp.npz"
     np.savez(tmp, meta=np.array(json.dumps(info)), **arrays)
     os.replace(tmp, path)
@@ -97,7 +115,8 @@ def save_policy_files(pw: PolicyWeights, path: str, meta: Mapping[str, Any], dty
     tmp = stem + ".json.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump({**info, "activation": pw.activation, "obs_transform": pw.obs_transform,
-                   "include_mask": pw.include_mask, "layers": len(pw.weights)}, f, indent=2)
+                   "include_mask": pw.include_mask, "advice": pw.advice, "advice_gain": pw.advice_gain,
+                   "layers": len(pw.weights)}, f, indent=2)
         f.write("\n")
     os.replace(tmp, stem + ".json")
     return stem + ".npz"
@@ -132,6 +151,12 @@ def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]
             raise PolicyFormatError(f"policy {path!r}: meta {key!r} must be one of {allowed}, got {info.get(key)!r}")
     if not isinstance(info.get("include_mask"), bool):
         raise PolicyFormatError(f"policy {path!r}: meta 'include_mask' must be true or false")
+    advice = info.get("advice", "none")  # files written before the advice input have none
+    if advice not in ADVICE:
+        raise PolicyFormatError(f"policy {path!r}: meta 'advice' must be one of {ADVICE}, got {advice!r}")
+    gain = info.get("advice_gain", 0.0)
+    if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not 0.0 <= gain <= 100.0:
+        raise PolicyFormatError(f"policy {path!r}: meta 'advice_gain' must be a number in 0..100, got {gain!r}")
     prev = None
     for i, (w, b) in enumerate(zip(ws, bs)):
         if w.ndim != 2 or b.shape != (w.shape[0],) or (prev is not None and w.shape[1] != prev):
@@ -140,9 +165,9 @@ def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             raise PolicyFormatError(f"policy {path!r}: layer {i} holds NaN or infinite values")
         prev = w.shape[0]
-    pw = PolicyWeights(ws, bs, info["activation"], info["obs_transform"], info["include_mask"])
+    pw = PolicyWeights(ws, bs, info["activation"], info["obs_transform"], info["include_mask"], advice, float(gain))
     if pw.obs_dim < 1:
-        raise PolicyFormatError(f"policy {path!r}: the first layer is too narrow for its mask input")
+        raise PolicyFormatError(f"policy {path!r}: the first layer is too narrow for its mask and advice inputs")
     return pw, info
 
 
@@ -150,11 +175,14 @@ class NumpyPolicyAgent:
     """A policy network played with numpy: ``act``/``act_batch``/``reset`` like the other agents.
 
     ``deterministic`` takes the most likely legal action; otherwise it samples from the masked softmax (Gumbel
-    trick, one seeded stream).  Build it from :class:`PolicyWeights` or load one with :meth:`load`.
+    trick, one seeded stream).  Build it from :class:`PolicyWeights` or load one with :meth:`load`.  A policy
+    trained with ``advice: heuristic`` runs :class:`~uno_env.agents.heuristic.HeuristicAgent` on every
+    observation and feeds its choice to the network (``game``, or the rules in the file's metadata, says which
+    game the heuristic plays).
     """
 
     def __init__(self, weights: PolicyWeights, name: str = "policy", deterministic: bool = False,
-                 seed: int | None = None, meta: Mapping[str, Any] | None = None):
+                 seed: int | None = None, meta: Mapping[str, Any] | None = None, game: Any = None):
         self.weights = weights
         self.name = name
         self.deterministic = deterministic
@@ -162,6 +190,28 @@ class NumpyPolicyAgent:
         self.meta = dict(meta or {})
         self._seed = seed
         self.rng = np.random.default_rng(seed)
+        self._advisor = None
+        if weights.advice != "none":
+            self._advisor = self._make_advisor(game)
+
+    def _make_advisor(self, game: Any):
+        """The player whose choice a policy with ``advice`` takes as an input (the heuristic, deterministic)."""
+        from .heuristic import HeuristicAgent
+
+        if game is None:
+            from uno_env.config import RuleConfig
+
+            rules = self.meta.get("rules")
+            if not isinstance(rules, Mapping):
+                raise ValueError(f"policy {self.name!r} takes the heuristic's advice: give the game it plays (its "
+                                 f"metadata names no rules)")
+            game = RuleConfig.from_dict(rules)
+        g = resolve_game(game)
+        if g.obs_dim != self.weights.obs_dim or g.num_actions != self.num_actions:
+            raise ValueError(f"policy {self.name!r} expects observations of shape ({self.weights.obs_dim},) and "
+                             f"{self.num_actions} actions, but game {g.name!r} with {g.num_players} players gives "
+                             f"({g.obs_dim},) and {g.num_actions}")
+        return HeuristicAgent(g, seed=0)
 
     @classmethod
     def load(cls, path: str | os.PathLike, game: Any = None, name: str | None = None, deterministic: bool = False,
@@ -179,7 +229,8 @@ class NumpyPolicyAgent:
                     f"{pw.num_actions} actions, but game {g.name!r} with {g.num_players} players gives "
                     f"({g.obs_dim},) and {g.num_actions}")
         stem = os.path.splitext(os.path.basename(os.fspath(path)))[0]
-        return cls(pw, name=name or info.get("name") or stem, deterministic=deterministic, seed=seed, meta=info)
+        return cls(pw, name=name or info.get("name") or stem, deterministic=deterministic, seed=seed, meta=info,
+                   game=game)
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed the agent's sampling stream (``None``: fresh entropy)."""
@@ -199,7 +250,8 @@ class NumpyPolicyAgent:
         """The policy's actions for a batch: sampled (Gumbel-max) or, if deterministic, the argmax of the legal logits.
         """
         masks = np.asarray(action_masks) != 0
-        logits = self.weights.logits(observations, masks)
+        advice = None if self._advisor is None else self._advisor.act_batch(observations, action_masks)
+        logits = self.weights.logits(observations, masks, advice)
         if not self.deterministic:
             u = self.rng.random(logits.shape, dtype=np.float32)
             logits = logits - np.log(-np.log(np.clip(u, 1e-12, 1.0 - 1e-7)))

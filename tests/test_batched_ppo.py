@@ -69,6 +69,9 @@ def test_shipped_batched_configs_are_valid():
     (["algorithm=maskable_ppo", "env.vec_env=dummy", "policy.shared_trunk=true"],
      ["'policy.shared_trunk'", "batched_ppo"]),
     (["opponents.sampling=often"], ["'opponents.sampling'", "'fixed'", "'win_rate'"]),
+    (["algorithm=maskable_ppo", "env.vec_env=dummy", "policy.advice=heuristic"], ["'policy.advice'", "batched_ppo"]),
+    (["policy.advice=greedy"], ["'policy.advice'", "'none'", "'heuristic'"]),
+    (["policy.advice_gain=-1"], ["'policy.advice_gain'"]),
 ])
 def test_config_checks_name_the_key(override, words):
     with pytest.raises(ConfigError) as e:
@@ -205,3 +208,53 @@ def test_the_numpy_player_chooses_as_the_torch_policy_also_in_float16(tmp_path, 
     assert np.abs(mine[legal] - ref[legal]).max() < 0.02 * spread
     same = agent.act_batch(obs, masks) == ref.argmax(1)
     assert same.mean() > 0.99, same.mean()
+
+
+def test_the_residual_policy_exports_the_torch_logits_with_its_advice(tmp_path, one_torch_thread):
+    """``policy.advice: heuristic`` with ``advice_gain``: the torch network and its numpy export (which computes
+    the advice with agents/heuristic.py) give the same logits on real games; the untrained policy's most likely
+    action is the heuristic's, and the imitation steps warm up the critic only."""
+    from uno_env.agents.policy import NumpyPolicyAgent, save_policy_files
+    from uno_env.config import make_rules
+    from uno_env.training.algorithms import batched_ppo as algo
+
+    cfg = load_config(SMOKE, ["env.n_envs=128", "policy.advice=heuristic", "policy.advice_gain=3.0",
+                              "policy.shared_trunk=true", "ppo.imitation_steps=4096", "tensorboard=false",
+                              "opponents.selfplay_start=1.0"])
+    torch.manual_seed(0)
+    env = algo.make_env(cfg, OpponentPool(cfg.opponents.baselines, 0.0, seed=0), 0)
+    model = algo.build(cfg, env, str(tmp_path))
+    actor_before = [p.detach().clone() for p in model.net.actor[-1].parameters()]
+    assert _agreement_with_heuristic_advised(model, env, 2048) == 1.0
+    algo.learn(model, 4096, _NoRun())
+    for a, b in zip(actor_before, model.net.actor[-1].parameters()):
+        torch.testing.assert_close(a, b.detach())  # imitation left the policy's own output layer alone
+    obs, masks = env.reset()
+    teacher = np.zeros(env.num_envs, dtype=np.int64)
+    env.teacher_actions(obs, masks, teacher)
+    path = save_policy_files(model.net.export(), str(tmp_path / "p.npz"), {"game": "classic", "num_players": 2})
+    agent = NumpyPolicyAgent.load(path, make_rules("classic", 2, cfg.env.rules), deterministic=True)
+    m = torch.from_numpy(masks != 0)
+    with torch.no_grad():
+        x = model.net.features(torch.from_numpy(obs.copy()), m, torch.from_numpy(teacher))
+        ref = model.net.heads(x)[0].numpy()
+    mine = agent.weights.logits(obs, masks, agent._advisor.act_batch(obs, masks))
+    legal = masks != 0
+    np.testing.assert_allclose(mine[legal], ref[legal], atol=1e-4)
+
+
+def _agreement_with_heuristic_advised(model, env, decisions: int) -> float:
+    obs, masks = env.reset()
+    teacher = np.zeros(env.num_envs, dtype=np.int64)
+    same = total = 0
+    while total < decisions:
+        env.teacher_actions(obs, masks, teacher)
+        with torch.no_grad():
+            m = torch.from_numpy(masks != 0)
+            x = model.net.features(torch.from_numpy(obs.copy()), m, torch.from_numpy(teacher.copy()))
+            mine = model.net.heads(x)[0].masked_fill(~m, -1e9).argmax(-1).numpy()
+        choice = (masks != 0).sum(1) > 1
+        same += int((mine == teacher)[choice].sum())
+        total += int(choice.sum())
+        obs, masks, *_ = env.step(teacher)
+    return same / total

@@ -140,6 +140,13 @@ class PolicyConfig:
     include_mask: bool = True
     # batched_ppo: actor and critic share the hidden layers (only their output layers differ)
     shared_trunk: bool = False
+    # batched_ppo: also feed the network the heuristic's choice (one-hot over the actions), so that with imitation
+    # first the policy starts as the heuristic and PPO learns where to depart from it; the numpy player runs
+    # agents/heuristic.py to compute the same input
+    advice: Literal["none", "heuristic"] = "none"
+    # with advice: a fixed bonus on the advised action's logit (a residual policy: it plays the heuristic from the
+    # first step, and PPO learns the departures); 0 = the advice is an input only
+    advice_gain: float = field(default=0.0, metadata=_meta(min=0.0, max=100.0))
 
 
 @dataclass
@@ -497,6 +504,8 @@ def _validate(cfg: TrainConfig) -> None:
                           f"{cfg.algorithm!r}")
     elif cfg.policy.shared_trunk:
         raise ConfigError(f"config key 'policy.shared_trunk': needs algorithm 'batched_ppo', not {cfg.algorithm!r}")
+    elif cfg.policy.advice != "none" or cfg.policy.advice_gain:
+        raise ConfigError(f"config key 'policy.advice': needs algorithm 'batched_ppo', not {cfg.algorithm!r}")
     elif opp.sampling != "fixed":
         raise ConfigError(f"config key 'opponents.sampling': 'win_rate' needs algorithm 'batched_ppo' (the "
                           f"trainer that reports the games' results to the pool), not {cfg.algorithm!r}")

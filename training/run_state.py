@@ -163,8 +163,11 @@ class RunState:
     def learner_agent(self, model, deterministic: bool = True):
         """The current policy as an arena agent."""
         from uno_env.agents.policy import NumpyPolicyAgent
+        from uno_env.config import make_rules
 
-        return NumpyPolicyAgent(self.algo.export(model), name="learner", deterministic=deterministic)
+        e = self.cfg.env
+        return NumpyPolicyAgent(self.algo.export(model), name="learner", deterministic=deterministic,
+                                game=make_rules(e.game, e.num_players, e.rules))
 
     def arena(self, agent, games: int, seed: int, workers: int, progress: bool = False) -> list[dict[str, Any]]:
         """The arena rows of ``agent`` against each evaluation opponent (win rates with intervals)."""

@@ -10,6 +10,12 @@ update.  What differs from a textbook PPO is only where the games come from:
   of the learner by a batched forward pass over the games that wait for them (numpy, in the same env step).
   With ``opponents.sampling: win_rate`` the pool draws each member in proportion to how often it beats the
   learner (the games' results are fed back to it).
+* ``policy.advice: heuristic``: the network's input also holds the heuristic's choice (one-hot over the actions;
+  the compiled heuristic computes it for every learner decision, the numpy player with agents/heuristic.py).
+  With imitation first, the policy starts as the heuristic, and PPO only has to learn where departing pays.
+  ``policy.advice_gain`` adds a fixed bonus to the advised action's logit (a residual policy): the policy plays
+  the heuristic from the first step (its argmax is the heuristic's choice, its samples explore around it), so the
+  imitation steps only warm up the critic.
 * ``ppo.imitation_steps``: the run can start with behaviour cloning.  For its first steps the compiled heuristic
   plays the learner's seat; the update is the cross-entropy to its choices plus the value loss on its games (no
   policy gradient), so PPO starts from a policy that plays like the heuristic and a critic that already fits it.
@@ -61,7 +67,8 @@ def _init(layer: nn.Linear, gain: float) -> nn.Linear:
 
 
 class ActorCritic(nn.Module):
-    """MLPs over ``symlog(observation)`` (and the mask, with ``include_mask``): action logits and a value.
+    """MLPs over ``symlog(observation)`` (and the mask, with ``include_mask``, and the heuristic's choice, with
+    ``advice``): action logits and a value.
 
     ``shared_trunk``: the hidden layers are shared and only the two output layers differ (half the compute of two
     MLPs: :meth:`heads` runs the trunk once for both; the actor is still a plain chain of layers, so it exports to
@@ -72,26 +79,35 @@ class ActorCritic(nn.Module):
     """
 
     def __init__(self, obs_dim: int, num_actions: int, net_arch: list[int], activation: str = "tanh",
-                 obs_transform: str = "symlog", include_mask: bool = True, shared_trunk: bool = False):
+                 obs_transform: str = "symlog", include_mask: bool = True, shared_trunk: bool = False,
+                 advice: str = "none", advice_gain: float = 0.0):
         super().__init__()
         self.obs_transform, self.include_mask, self.activation = obs_transform, include_mask, activation
-        self.shared_trunk = shared_trunk
+        self.shared_trunk, self.advice, self.num_actions = shared_trunk, advice, num_actions
+        # residual policy: the advised action's logit gets a fixed bonus (the advice is the input's last A columns)
+        self.advice_gain = float(advice_gain) if advice != "none" else 0.0
         act = nn.Tanh if activation == "tanh" else nn.ReLU
-        sizes = [obs_dim + (num_actions if include_mask else 0)] + list(net_arch)
+        extra = (num_actions if include_mask else 0) + (num_actions if advice != "none" else 0)
+        sizes = [obs_dim + extra] + list(net_arch)
         self.actor = _mlp(sizes, act, num_actions, 0.01)  # small last layer: a near-uniform first policy
         if shared_trunk:
             self.critic = nn.Sequential(*list(self.actor)[:-1], _init(nn.Linear(sizes[-1], 1), 1.0))
         else:
             self.critic = _mlp(sizes, act, 1, 1.0)
 
-    def features(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
-        """The network's input: the transformed observation, then the mask (with ``include_mask``)."""
+    def features(self, obs: torch.Tensor, masks: torch.Tensor, advice: torch.Tensor | None = None) -> torch.Tensor:
+        """The network's input: the transformed observation, then the mask (with ``include_mask``), then the
+        advised actions one-hot (with ``advice``)."""
         x = symlog(obs) if self.obs_transform == "symlog" else obs
-        return torch.cat([x, masks.float()], dim=1) if self.include_mask else x
+        parts = [x] + ([masks.float()] if self.include_mask else [])
+        if self.advice != "none":
+            assert advice is not None, "a network with advice needs the advised actions"
+            parts.append(nn.functional.one_hot(advice, self.num_actions).float())
+        return torch.cat(parts, dim=1) if len(parts) > 1 else x
 
-    def value(self, obs: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
+    def value(self, obs: torch.Tensor, masks: torch.Tensor, advice: torch.Tensor | None = None) -> torch.Tensor:
         """The critic's value of each observation."""
-        return self.critic(self.features(obs, masks)).squeeze(-1)
+        return self.critic(self.features(obs, masks, advice)).squeeze(-1)
 
     def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits and values of the input ``x`` (a shared trunk is run once for both heads)."""
@@ -99,8 +115,12 @@ class ActorCritic(nn.Module):
             h = x
             for layer in list(self.actor)[:-1]:
                 h = layer(h)
-            return self.actor[-1](h), self.critic[-1](h).squeeze(-1)
-        return self.actor(x), self.critic(x).squeeze(-1)
+            logits, values = self.actor[-1](h), self.critic[-1](h).squeeze(-1)
+        else:
+            logits, values = self.actor(x), self.critic(x).squeeze(-1)
+        if self.advice_gain:
+            logits = logits + self.advice_gain * x[:, -self.num_actions:]
+        return logits, values
 
     def act(self, x: torch.Tensor, masks: torch.Tensor):
         """Sampled actions, their log-probabilities and the values (one forward pass for the batch)."""
@@ -123,7 +143,8 @@ class ActorCritic(nn.Module):
         with torch.no_grad():
             ws = [m.weight.detach().cpu().numpy().astype(np.float32).copy() for m in lin]
             bs = [m.bias.detach().cpu().numpy().astype(np.float32).copy() for m in lin]
-        return PolicyWeights(ws, bs, self.activation, self.obs_transform, self.include_mask)
+        return PolicyWeights(ws, bs, self.activation, self.obs_transform, self.include_mask, self.advice,
+                             self.advice_gain)
 
 
 # ---------------------------------------------------------------------------------------------- environments
@@ -290,7 +311,7 @@ class BatchedPPO:
         self.cfg = cfg
         self.venv = venv
         self.net = ActorCritic(venv.game.obs_dim, venv.game.num_actions, list(p.net_arch), p.activation,
-                               p.obs_transform, p.include_mask, p.shared_trunk)
+                               p.obs_transform, p.include_mask, p.shared_trunk, p.advice, p.advice_gain)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         self.num_timesteps = 0
         self.writer = None
@@ -355,7 +376,8 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
     env, net, opt = model.venv, model.net, model.optimizer
     B, T = env.num_envs, p.n_steps
     A = env.game.num_actions
-    F = env.game.obs_dim + (A if net.include_mask else 0)
+    advised = net.advice != "none"  # the heuristic's choice is an input: computed on every step
+    F = env.game.obs_dim + (A if net.include_mask else 0) + (A if advised else 0)
     # rollout storage: one row per step, one column per game
     feat_buf = torch.zeros((T, B, F))  # the network's input, computed once per step
     mask_buf = torch.zeros((T, B, A), dtype=torch.bool)
@@ -386,11 +408,11 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
         # --- rollout: one forward pass for all games per step ---------------------------------------------------
         for t in range(T):
             mask_buf[t] = next_mask
-            if kick > 0 or imitate:
+            if kick > 0 or imitate or advised:
                 env.teacher_actions(obs_np, mask_np, teacher_np)
                 teach_buf[t] = torch.from_numpy(teacher_np)
             with torch.inference_mode():
-                x = net.features(next_obs, next_mask)
+                x = net.features(next_obs, next_mask, teach_buf[t] if advised else None)
                 if imitate:
                     action, value = teach_buf[t].clone(), net.heads(x)[1]
                 else:
@@ -414,7 +436,11 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
         rollout_s = time.perf_counter() - t0
         # --- advantages: GAE(lambda); an ended game's next observation is its next episode's, so no bootstrap --
         with torch.no_grad():
-            next_value = net.value(next_obs, next_mask)
+            next_advice = None
+            if advised:
+                env.teacher_actions(obs_np, mask_np, teacher_np)
+                next_advice = torch.from_numpy(teacher_np.copy())
+            next_value = net.value(next_obs, next_mask, next_advice)
         adv = torch.zeros((T, B))
         last = torch.zeros(B)
         for t in reversed(range(T)):
@@ -448,7 +474,9 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
                 pg_loss = torch.max(-mb_adv * ratio,
                                     -mb_adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
                 v_loss = 0.5 * ((new_val - b_ret[idx]) ** 2).mean()
-                if imitate:  # the teacher's choices and the value of its games; no policy gradient
+                if imitate and net.advice_gain:  # a residual policy already plays the heuristic: warm the critic
+                    loss = p.vf_coef * v_loss
+                elif imitate:  # the teacher's choices and the value of its games; no policy gradient
                     loss = -teacher_logp.mean() + p.vf_coef * v_loss
                 else:
                     loss = pg_loss - p.ent_coef * entropy.mean() + p.vf_coef * v_loss
@@ -474,7 +502,7 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
         model.record("train/imitation", float(imitate))
         if imitate:
             model.record("train/imitation_loss", -teacher_logp.mean().item())
-        elif kick > 0:
+        elif kick > 0 or advised:  # with advice: how often the policy follows the heuristic
             model.record("train/teacher_agreement", float((b_act == b_teach).float().mean()))
         model.record("time/env_steps_per_s", T * B / max(rollout_s + update_s, 1e-9))
         model.record("time/rollout_fraction", rollout_s / max(rollout_s + update_s, 1e-9))
