@@ -96,11 +96,12 @@ def markdown_report(summary: Mapping[str, Any]) -> str:
             lines.append(f"| {h['step']:,} | " + " | ".join(
                 _pct(by[o]["win_rate"]) if o in by else "" for o in opps) + " |")
     pool = summary.get("pool") or []
+    o = cfg["opponents"]
+    selfplay = ("No self-play (`selfplay_start` 1.0)." if o["selfplay_start"] >= 1.0 else
+                f"Self-play from {o['selfplay_start']:.0%} of the steps: a seat's opponent is a frozen snapshot with "
+                f"probability {o['selfplay_prob']:g}; {len(pool)} snapshot(s) in the pool at the end.")
     lines += ["", "## Opponents", "",
-              f"Baselines (weights): {', '.join(f'{k} {v:g}' for k, v in cfg['opponents']['baselines'].items())}. "
-              f"Self-play from {cfg['opponents']['selfplay_start']:.0%} of the steps: a seat's opponent is a frozen "
-              f"snapshot with probability {cfg['opponents']['selfplay_prob']:g}; "
-              f"{len(pool)} snapshot(s) in the pool at the end."]
+              f"Baselines (weights): {', '.join(f'{k} {v:g}' for k, v in o['baselines'].items())}. " + selfplay]
     lines += ["", "## Config", "", "```json", json.dumps(cfg, indent=2), "```", ""]
     return "\n".join(lines)
 
