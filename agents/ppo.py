@@ -4,7 +4,7 @@ One policy per game and player count, in ``uno_env/agents/policies/<game>_<n>p.n
 :mod:`uno_env.agents.policy`, with its ``.json`` beside it saying how it was trained and how it scored).  The
 agent picks the file that fits the environment's game and player count; where none fits it says which exist.
 
-A policy trained with ``policy.advice: heuristic`` (2-player classic's) is told the heuristic's choice: the
+A policy trained with ``policy.advice: heuristic`` (2-player classic's and pocket's) is told the heuristic's choice: the
 agent runs :class:`~uno_env.agents.heuristic.HeuristicAgent` on every observation and feeds its action to the
 network (see :class:`~uno_env.agents.policy.NumpyPolicyAgent`).
 """
