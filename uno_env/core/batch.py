@@ -147,11 +147,11 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
     dry = 0
     for i in range(rows.shape[0]):
-        # big batches do not fit the caches: ask for game i+2's head and game i+1's other lines now (prefetch.py)
+        # big batches do not fit the caches: ask for game i+4's head and game i+2's other lines now (prefetch.py)
+        if i + 4 < rows.shape[0]:
+            prefetch_game_head(states, rows[i + 4])
         if i + 2 < rows.shape[0]:
-            prefetch_game_head(states, rows[i + 2])
-        if i + 1 < rows.shape[0]:
-            prefetch_game_rest(states, obs, masks, cfg, rows[i + 1])
+            prefetch_game_rest(states, obs, masks, cfg, rows[i + 2])
         b = rows[i]
         st = states[b]
         rng = rngs[b]

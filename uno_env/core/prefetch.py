@@ -47,6 +47,7 @@ prefetch_write = _prefetch_intrinsic(1)
 
 
 LINE32 = 16  # int32 / float32 entries per 64-byte cache line
+HAND_LINES = (E.MAX_KINDS + LINE32 - 1) // LINE32 + 1  # lines one seat's hand may straddle
 HOT_END = E.O_DISC_COUNT + E.MAX_KINDS  # the scalars, the per-seat counters and the discard counts
 
 
@@ -58,15 +59,29 @@ def prefetch_game_head(states, b):
 
 
 @njit(cache=True, inline="always")
+def _prefetch_hands(states, b, first, last):
+    """The hands of seats ``first .. last-1`` of game ``b`` (seats the row does not hold are skipped)."""
+    for seat in range(first, last):
+        hand = E.O_HAND + seat * E.MAX_KINDS
+        if seat >= 0 and hand + E.MAX_KINDS <= states.shape[1]:
+            for line in range(HAND_LINES):
+                prefetch_read(states, b, hand + min(line * LINE32, E.MAX_KINDS - 1))
+
+
+@njit(cache=True, inline="always")
 def prefetch_game_rest(states, obs, masks, cfg, b):
     """What a step of game ``b`` reads beyond its head, which must be in cache already (its seat to act and pile
-    sizes say where): the acting seat's hand, the pile tops, UNO Dice's dice; and its observation and mask rows,
-    which the step writes."""
+    sizes say where): the hands of the seat to act and of the next seat, the pile tops, UNO Dice's dice and
+    hands; and its observation and mask rows, which the step writes."""
     st = states[b]
-    hand = E.O_HAND + st[E.S_CUR] * E.MAX_KINDS
-    if hand >= E.O_HAND and hand + E.MAX_KINDS <= st.shape[0]:  # a broken row is caught by the step, not here
-        for c in range(0, E.MAX_KINDS + LINE32, LINE32):
-            prefetch_read(states, b, hand + min(c, E.MAX_KINDS - 1))
+    n = cfg[E.C_NP]
+    cur = st[E.S_CUR]
+    if cfg[E.C_GAME] == E.GAME_DICE:  # UNO Dice observes every seat's hand counts
+        _prefetch_hands(states, b, 0, n)
+    elif 0 <= cur < n:  # the seat to act, and the next one, who acts (is observed, has a mask) after the step
+        _prefetch_hands(states, b, cur, cur + 1)
+        nxt = (cur + st[E.S_DIR] + n) % n
+        _prefetch_hands(states, b, nxt, nxt + 1)
     draw_n, disc_n = st[E.S_DRAW_N], st[E.S_DISC_N]
     if 0 < draw_n <= E.MAX_ITEMS:
         prefetch_read(states, b, E.O_DRAW + draw_n - 1)
@@ -74,9 +89,9 @@ def prefetch_game_rest(states, obs, masks, cfg, b):
         prefetch_read(states, b, E.O_DISC + disc_n)
     if cfg[E.C_GAME] == E.GAME_DICE:
         nd = cfg[E.C_NUM_DICE]
-        for c in range(0, nd, LINE32):
-            prefetch_read(states, b, E.O_DIE_LOC + c)
-            prefetch_read(states, b, E.O_DIE_FACE + c)
+        for c in range(0, nd + LINE32, LINE32):
+            prefetch_read(states, b, E.O_DIE_LOC + min(c, nd - 1))
+            prefetch_read(states, b, E.O_DIE_FACE + min(c, nd - 1))
     for c in range(0, obs.shape[1], LINE32):
         prefetch_write(obs, b, c)
     for c in range(0, masks.shape[1], 4 * LINE32):
