@@ -163,7 +163,7 @@ class ISMCTSAgent(BaseAgent):
         self._seed_word(seed)
         self._tree_nodes = 0
         a = self.num_actions
-        self._s = np.zeros(STATE_LEN, dtype=np.int32)
+        self._s = np.zeros(self.game.state_len, dtype=np.int32)
         self._srng = np.zeros(1, dtype=np.uint64)
         self._mask = np.zeros(a, dtype=np.int8)
         self._root_mask = np.zeros(a, dtype=np.int8)
@@ -173,7 +173,7 @@ class ISMCTSAgent(BaseAgent):
         self._offs = self.game.obs_offsets
         self._w = heuristic_weight_array()
         self._hs = np.zeros(STATE_LEN, dtype=np.int32)
-        self._s2 = np.zeros(STATE_LEN, dtype=np.int32)
+        self._s2 = np.zeros(self.game.state_len, dtype=np.int32)
         self._srng2 = np.zeros(1, dtype=np.uint64)
         self._prng = np.zeros(1, dtype=np.uint64)
         self._totals = np.zeros(a, dtype=np.float64)
@@ -236,8 +236,8 @@ class ISMCTSAgent(BaseAgent):
         """
         g = self.game
         st = np.asarray(state)
-        if st.dtype != np.int32 or st.shape != (STATE_LEN,):
-            raise ValueError(f"ismcts: state must be an int32 state row of length {STATE_LEN}; got {st.dtype} "
+        if st.dtype != np.int32 or st.shape != (g.state_len,):
+            raise ValueError(f"ismcts: state must be an int32 state row of length {g.state_len}; got {st.dtype} "
                              f"{st.shape}")
         bad = check_state(st, g.cfg, g.spec, g.dice)
         if bad:

@@ -71,15 +71,15 @@ def _continue_same(a, b, steps: int, seed: int = 1) -> int:
 def test_state_dict_is_versioned_plain_data_with_every_layout_field(game):
     env = _playing(game, steps=7)
     d = env.state_dict()
-    assert d["format"] == "uno-env-state" and d["version"] == 2
+    assert d["format"] == "uno-env-state" and d["version"] == 3
     assert d["game"] == game and d["num_players"] == 2 and d["rules"] == env.rules.to_dict()
     assert through_json(d) == d  # JSON-ready: only dicts, lists, str, int, float, bool, None
     assert set(d["fields"]) == {f.name for f in L.FIELDS}
     row = env.game_state.row
     for f in L.FIELDS:
         value = np.array(d["fields"][f.name])
-        assert value.shape == f.shape
-        np.testing.assert_array_equal(value.reshape(-1), row[L.OFFSETS[f.name]: L.OFFSETS[f.name] + f.size])
+        assert value.shape == f.shape_for(2)
+        np.testing.assert_array_equal(value.reshape(-1), row[L.OFFSETS[f.name]: L.OFFSETS[f.name] + f.size_for(2)])
     assert d["rng"] == [int(env.prng_state[0])]
     assert d["env"]["kind"] == "aec" and d["env"]["agent_selection"] == env.agent_selection
 
@@ -100,14 +100,54 @@ def test_fields_follow_the_layout_so_new_fields_are_included():
     assert list(d["fields"]) == [f.name for f in L.FIELDS]
 
 
-@pytest.mark.parametrize("version", [1, 3, "2", 2.0, True, None])
+@pytest.mark.parametrize("version", [1, 4, "3", 3.0, True, None])
 def test_unknown_versions_are_refused_clearly(version):
     env = _playing("classic", steps=3)
     d = env.state_dict()
     d["version"] = version
-    if version == 2.0:
-        d["version"] = 2.5
     with pytest.raises(ValueError, match="version"):
+        env.load_state_dict(d)
+
+
+def _as_version_2(d):
+    """``d`` as the previous release wrote it: the same fields, ``hand`` with ten rows whatever the game."""
+    old = json.loads(json.dumps(d))
+    old["version"] = 2
+    hand = old["fields"]["hand"]
+    old["fields"]["hand"] = hand + [[0] * L.MAX_KINDS for _ in range(L.MAX_PLAYERS - len(hand))]
+    return old
+
+
+@pytest.mark.parametrize("game,n", [("classic", 2), ("pocket", 3), ("dice", 4)])
+def test_a_version_2_state_is_converted_exactly(game, n):
+    """Version 2 rows held ten hands whatever the game; the seats past num_players were empty, so dropping them
+    is exact: the loaded game continues as the saved one."""
+    env = make(game, n, {})
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(25):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    twin = make(game, n, {})
+    twin.load_state_dict(_as_version_2(env.state_dict()))
+    assert twin.state_dict() == env.state_dict()
+    _continue_same(env, twin, 300)
+
+
+def test_a_version_2_state_with_cards_past_the_seats_is_refused():
+    env = _playing("classic", steps=3)
+    old = _as_version_2(env.state_dict())
+    old["fields"]["hand"][5][0] = 1
+    before = env.state_dict()
+    with pytest.raises(ValueError, match=r"fields.hand: a version-2 state holds 10 rows"):
+        env.load_state_dict(old)
+    assert env.state_dict() == before
+
+
+def test_a_version_3_state_with_ten_hand_rows_is_refused_naming_the_field():
+    env = _playing("classic", steps=3)
+    d = _as_version_2(env.state_dict())
+    d["version"] = 3
+    with pytest.raises(ValueError, match="fields.hand"):
         env.load_state_dict(d)
 
 
@@ -400,7 +440,7 @@ def test_mutated_states_are_refused_or_continue_safely():
             fields[draw(st.sampled_from([f.name for f in L.FIELDS if not f.shape]))] = draw(weird)
         elif kind == "entry":
             f = draw(st.sampled_from([f for f in L.FIELDS if f.shape]))
-            idx = [draw(st.integers(0, s - 1)) for s in f.shape]
+            idx = [draw(st.integers(0, s - 1)) for s in f.shape_for(n)]
             target = fields[f.name]
             for i in idx[:-1]:
                 target = target[i]

@@ -22,6 +22,7 @@ from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from .invariants import check_state
 from .observe import observe_one
+from .prefetch import prefetch_game_head, prefetch_game_rest
 
 track_dependencies(__file__, rule_sources())
 
@@ -146,6 +147,11 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
     dry = 0
     for i in range(rows.shape[0]):
+        # big batches do not fit the caches: ask for game i+4's head and game i+2's other lines now (prefetch.py)
+        if i + 4 < rows.shape[0]:
+            prefetch_game_head(states, rows[i + 4])
+        if i + 2 < rows.shape[0]:
+            prefetch_game_rest(states, obs, masks, cfg, rows[i + 2])
         b = rows[i]
         st = states[b]
         rng = rngs[b]
@@ -201,9 +207,14 @@ advance = njit(cache=True, nogil=True)(_advance)
 
 @njit(cache=True, nogil=True)
 def random_actions(masks, rngs, out):
-    """``out[i]`` = a uniformly random legal action of ``masks[i]`` drawn with the PRNG word ``rngs[i]``."""
+    """``out[i]`` = a uniformly random legal action of ``masks[i]`` drawn with the PRNG word ``rngs[i]``; returns
+    the first row without a legal action (its ``out`` is -1), else -1."""
+    bad = -1
     for i in range(masks.shape[0]):
         out[i] = random_legal(masks[i], rngs[i])
+        if out[i] < 0 and bad < 0:
+            bad = i
+    return bad
 
 
 @njit(cache=True)

@@ -25,10 +25,10 @@ from .validate import state_problem
 DEAL = {"classic": 7, "pocket": 5, "dice": 5}
 #: ``format`` and ``version`` of :meth:`Game.state_dict`; version 1 was the readable dict without them
 STATE_FORMAT = "uno-env-state"
-STATE_VERSION = 2
+#: 3: rows sized to the player count, so ``fields.hand`` has one row per seat (version 2 had ten rows whatever
+#: the game: read and converted exactly, see :meth:`Game.check_exact`)
+STATE_VERSION = 3
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
-#: (name, offset, size, shape) of every field of the layout, in row order
-_SLICES = tuple((f.name, L.OFFSETS[f.name], f.size, f.shape) for f in L.FIELDS)
 #: the readable keys of a state dict (:meth:`Game.view_dict`), which a partial edit may give
 VIEW_KEYS = (
     "game", "hands", "current_colour", "direction", "current_seat", "phase", "scores", "called_uno", "pending_draw",
@@ -60,6 +60,11 @@ class Game:
         self.rules = rules
         self.name = rules.game
         self.num_players: int = cast(int, rules.num_players)  # an option of every game, so never None
+        #: int32 entries of this game's state rows (``layout.state_len``: only the hands depend on the seats)
+        self.state_len: int = L.state_len(self.num_players)
+        #: (name, offset, size, shape) of every field of the layout, in row order, for this player count
+        self._slices = tuple((f.name, L.OFFSETS[f.name], f.size_for(self.num_players),
+                              f.shape_for(self.num_players)) for f in L.FIELDS)
         if self.name == "classic":
             self.kinds = classic_kinds()
             self.dice = np.zeros((1, 6), dtype=np.int32)
@@ -126,8 +131,8 @@ class Game:
             raise ValueError(f"unknown action {name!r} for game {self.name!r}; see Game.action_names") from None
 
     def new_states(self, batch: int = 1) -> tuple[np.ndarray, np.ndarray]:
-        """Zeroed state rows and PRNG words for ``batch`` games: ``(int32 (batch, STATE_LEN), uint64 (batch, 1))``."""
-        return np.zeros((batch, E.STATE_LEN), dtype=np.int32), np.zeros((batch, 1), dtype=np.uint64)
+        """Zeroed state rows and PRNG words for ``batch`` games: ``(int32 (batch, state_len), uint64 (batch, 1))``."""
+        return np.zeros((batch, self.state_len), dtype=np.int32), np.zeros((batch, 1), dtype=np.uint64)
 
     # -- plain-data views ---------------------------------------------------------------------
     def _kind_list(self, counts) -> list[str]:
@@ -150,7 +155,7 @@ class Game:
         if rng is not None:
             d["rng"] = [int(x) for x in np.asarray(rng, dtype=np.uint64).reshape(-1)]
         d["fields"] = {name: int(st[off]) if not shape else st[off: off + size].reshape(shape).tolist()
-                       for name, off, size, shape in _SLICES}
+                       for name, off, size, shape in self._slices}
         d.update(self.view_dict(st))
         return d
 
@@ -186,9 +191,9 @@ class Game:
         if d.get("format") != STATE_FORMAT:
             raise ValueError(f"format: expected {STATE_FORMAT!r}, got {short_repr(d.get('format'))}")
         version = d.get("version")
-        if version != STATE_VERSION or isinstance(version, bool):
-            raise ValueError(f"version: this uno-env reads state_dict version {STATE_VERSION}, got "
-                             f"{short_repr(version)}; take the state again with state_dict()")
+        if type(version) is not int or version not in (2, STATE_VERSION):
+            raise ValueError(f"version: this uno-env reads state_dict version {STATE_VERSION} (and converts "
+                             f"version 2), got {short_repr(version)}; take the state again with state_dict()")
         allowed = {"format", "version", "num_players", "rules", "rng", "fields", "env", *VIEW_KEYS}
         unknown = sorted(map(str, set(d) - allowed))
         if unknown:
@@ -215,7 +220,10 @@ class Game:
             if not isinstance(r, list) or len(r) != 1 or type(r[0]) is not int or not 0 <= r[0] < 2**64:
                 raise ValueError(f"rng: expected a list of one int in [0, 2**64) (the PRNG word), got {short_repr(r)}")
             words = np.array(r, dtype=np.uint64)
-        row = self._row_from_fields(d["fields"])
+        fields = d["fields"]
+        if version == 2:
+            fields = self._fields_of_version_2(fields)
+        row = self._row_from_fields(fields)
         problem = self.state_problem(row)
         if problem:
             raise ValueError(f"the state does not hold together: {problem}")
@@ -227,6 +235,18 @@ class Game:
                                  f"edit them, or give a partial dict without 'format'")
         return row, words
 
+    def _fields_of_version_2(self, fields: Any) -> Any:
+        """Version-2 fields in version 3: the same fields, but ``hand`` held ten seats whatever the game; the
+        seats past ``num_players`` must hold nothing (then the conversion is exact), else ``ValueError``."""
+        if not isinstance(fields, Mapping) or not isinstance(fields.get("hand"), list):
+            return fields  # _row_from_fields names what is wrong
+        hand = fields["hand"]
+        n = self.num_players
+        if len(hand) != L.MAX_PLAYERS or any(x != [0] * L.MAX_KINDS for x in hand[n:]):
+            raise ValueError(f"fields.hand: a version-2 state holds {L.MAX_PLAYERS} rows of {L.MAX_KINDS}, the "
+                             f"rows past num_players={n} all zeros; got {short_repr(hand)}")
+        return {**fields, "hand": hand[:n]}
+
     def _row_from_fields(self, fields: Any) -> np.ndarray:
         if not isinstance(fields, Mapping):
             raise TypeError(f"fields: expected a mapping of field name to value, got {type(fields).__name__}")
@@ -235,8 +255,8 @@ class Game:
             missing, extra = sorted(names - set(fields)), sorted(map(str, set(fields) - names))
             raise ValueError(f"fields: {'missing ' + repr(missing) if missing else ''}"
                              f"{'; ' if missing and extra else ''}{'unknown ' + repr(extra) if extra else ''}")
-        row = np.zeros(L.STATE_LEN, dtype=np.int32)
-        for name, off, size, shape in _SLICES:
+        row = np.zeros(self.state_len, dtype=np.int32)
+        for name, off, size, shape in self._slices:
             value = fields[name]
             if not shape:
                 if type(value) is not int:  # bool and float are refused, as are numpy scalars (not plain data)
@@ -330,7 +350,7 @@ class Game:
                 if not isinstance(dice, (list, tuple)) or len(dice) != nd:
                     raise ValueError(f"dice: expected a list of {nd} dice ({{'location', 'face'}}), got "
                                      f"{short_repr(dice)}")
-                st[E.O_HAND: E.O_HAND + E.MAX_PLAYERS * E.MAX_KINDS] = 0
+                st[E.O_HAND:] = 0
                 st[E.O_HAND_N: E.O_HAND_N + E.MAX_PLAYERS] = 0
                 st[E.O_DISC_COUNT: E.O_DISC_COUNT + E.MAX_KINDS] = 0
                 bag = []
@@ -425,8 +445,8 @@ class Game:
         """'' when the state is consistent, else what is wrong: the compiled checker
         (``invariants.check_state``, the one the soak tests run after every step), in words."""
         row = np.ascontiguousarray(st, dtype=np.int32)
-        if row.shape != (L.STATE_LEN,):
-            return f"a state row is 1-D of length {L.STATE_LEN}; got shape {row.shape}"
+        if row.shape != (self.state_len,):
+            return f"a state row is 1-D of length {self.state_len} ({self.num_players} players); got shape {row.shape}"
         code = check_state(row, self.cfg, self.spec, self.dice)
         if code == 0:
             return ""

@@ -61,6 +61,8 @@ def check_state(st, cfg, spec, dice):
     """
     n = cfg[E.C_NP]
     k = cfg[E.C_K]
+    if st.shape[0] != E.O_HAND + n * E.MAX_KINDS:  # a row of another player count: the hands would not fit
+        return BAD_FIELD
     if st[E.S_CUR] < 0 or st[E.S_CUR] >= n:
         return BAD_SEAT
     draw_n, disc_n = st[E.S_DRAW_N], st[E.S_DISC_N]
@@ -72,9 +74,9 @@ def check_state(st, cfg, spec, dice):
         return BAD_FIELD
     for seat in range(E.MAX_PLAYERS):
         total = 0
-        for kind in range(E.MAX_KINDS):
+        for kind in range(E.MAX_KINDS if seat < n else 0):  # the row holds the hands of the game's seats only
             c = st[E.O_HAND + seat * E.MAX_KINDS + kind]
-            if c < 0 or (c > 0 and (seat >= n or kind >= k)):
+            if c < 0 or (c > 0 and kind >= k):
                 return BAD_COUNT
             total += c
         if total != st[E.O_HAND_N + seat]:
@@ -206,7 +208,7 @@ def soak(cfg, spec, dice, seeds, play_bias, out):
     """
     num_actions = A.A_NUM_ACTIONS_K * cfg[E.C_K] + A.A_NUM_ACTIONS_B + 2 * cfg[E.C_NUM_DICE]  # + play_die(_uno)
     draw_action = A.A_DRAW_K * cfg[E.C_K] + A.A_DRAW_B
-    st = np.zeros(E.STATE_LEN, np.int32)
+    st = np.zeros(E.O_HAND + cfg[E.C_NP] * E.MAX_KINDS, np.int32)  # layout.state_len(num_players)
     rng = np.zeros(1, np.uint64)
     pick = np.zeros(1, np.uint64)
     mask = np.zeros(num_actions, np.int8)

@@ -69,16 +69,39 @@ class Field:
     name: str
     shape: tuple[int, ...]
     meaning: str
+    #: True for the one block with a row per seat of the game (first dimension ``num_players``, at most
+    #: ``MAX_PLAYERS``); it ends the row, so that a row is only as long as its game's seats need
+    per_seat: bool = False
 
     @property
     def size(self) -> int:
-        """Number of int32 entries the field takes in the state row."""
+        """Number of int32 entries the field takes in the longest state row (``MAX_PLAYERS`` seats)."""
         return int(np.prod(self.shape)) if self.shape else 1
+
+    def shape_for(self, num_players: int) -> tuple[int, ...]:
+        """The field's shape in a game of ``num_players`` seats."""
+        return (num_players,) + self.shape[1:] if self.per_seat else self.shape
+
+    def size_for(self, num_players: int) -> int:
+        """Number of int32 entries the field takes in a row of a ``num_players``-seat game."""
+        return int(np.prod(self.shape_for(num_players))) if self.shape else 1
 
 
 #: Every field of a game's state, in row order.  Card games keep hands as counts per kind and the piles as
 #: stacks of kinds; UNO Dice tracks each die (place and face) because each die has its own faces, and keeps the
 #: per-kind hand counts beside that for the observer and the legal mask.
+#:
+#: The order is chosen for speed (measured, see ``benchmarks/bench_vector.py``): what every step reads or writes
+#: comes first and together (the scalars, the per-seat counters, the discard counts: about eight cache lines);
+#: the piles follow (a step touches only their tops), then what only some games or some moments use, and the one
+#: block whose size depends on the player count, ``hand``, ends the row.  So a row is as long as its game's seats
+#: need (:func:`state_len`) while every offset stays a compile-time constant.  The UNO Dice blocks (``die_loc``,
+#: ``die_face``) stay in card games' rows too: cutting them as well would move ``hand`` per game, and rows that
+#: a step never touches cost memory, not cache.
+#:
+#: Adding a field: a scalar goes among the scalars; a per-seat field goes beside ``hand_n``/``called``/``scores``
+#: with shape ``(MAX_PLAYERS, ...)`` (fixed size); only ``hand`` (``per_seat=True``) may end the row.  Then give
+#: it bounds in ``validate.field_bounds`` and run ``tools/gen_typing.py``.
 FIELDS: tuple[Field, ...] = (
     Field("cur", (), "seat to act"),
     Field("phase", (), "phase (PHASE_NAMES)"),
@@ -92,7 +115,7 @@ FIELDS: tuple[Field, ...] = (
     Field("drawn", (), "kind drawn this turn (phase drawn; card games enter it after every draw), else -1"),
     Field("drawn_die", (), "die drawn this turn (dice), else -1"),
     Field("uno_missed", (), "seat that left itself on one card without calling UNO, else -1"),
-    Field("jump_ask", (), "unused, always -1 (kept so that saved rows keep their length)"),
+    Field("jump_ask", (), "unused, always -1 (kept so that saved states keep their fields)"),
     Field("jump_from", (), "seat whose card opened a jump-in window, else -1"),
     Field("dealer", (), "seat that dealt this round (dice: the seat that rolled the centre die)"),
     Field("round", (), "rounds finished in this episode"),
@@ -107,25 +130,28 @@ FIELDS: tuple[Field, ...] = (
     Field("match_winner", (), "winner of the match, else -1"),
     Field("flips", (), "cards turned up to start the round (including wilds put back or redealt)"),
     Field("played", (), "1 when the acting seat has played a card this turn (a jump-in window follows a play)"),
-    Field("hand_n", (MAX_PLAYERS,), "cards/dice held per seat"),
-    Field("called", (MAX_PLAYERS,), "1 where the seat has called UNO and holds one card"),
-    Field("scores", (MAX_PLAYERS,), "match scores per seat"),
-    # hand .. disc are cleared together at the start of a round (see ``round_cleared``): keep them adjacent
-    Field("hand", (MAX_PLAYERS, MAX_KINDS), "count of each kind held per seat"),
-    Field("disc_count", (MAX_KINDS,), "count of each kind in the discard pile"),
-    Field("draw", (MAX_ITEMS,), "draw pile, top last (dice: the ids of the dice in the bag, unordered)"),
-    Field("disc", (MAX_ITEMS,), "discard pile, top last (dice: [centre die id])"),
-    Field("die_loc", (MAX_DICE,), "dice: seat, LOC_BAG or LOC_CENTRE per die"),
-    Field("die_face", (MAX_DICE,), "dice: face index 0..5 per die"),
     # the shown hand (seeds 000, 003: the challenged player shows the hand to the challenger, nobody else)
     Field("shown_from", (), "seat whose hand was shown to shown_to after a challenge, else -1"),
     Field("shown_to", (), "the challenger who saw it, until that seat's next decision is taken, else -1"),
-    Field("shown_hand", (MAX_KINDS,), "the challenged hand (count per kind) as it was when challenged"),
     # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (seed 001)
     Field("wd_die", (), "dice: the Wild Draw Four die a challenge may send back to its player, else -1"),
     Field("wd_prev_die", (), "dice: the centre die that Wild Draw Four replaced, else -1"),
     Field("wd_prev_face", (), "dice: that centre die's face index then, else -1"),
     Field("wd_prev_colour", (), "dice: the current colour then, else -1"),
+    # per-seat fields of fixed size (new per-seat fields go here)
+    Field("hand_n", (MAX_PLAYERS,), "cards/dice held per seat"),
+    Field("called", (MAX_PLAYERS,), "1 where the seat has called UNO and holds one card"),
+    Field("scores", (MAX_PLAYERS,), "match scores per seat"),
+    # disc_count .. disc are cleared together at the start of a round (see ``ROUND_CLEARED``): keep them adjacent
+    Field("disc_count", (MAX_KINDS,), "count of each kind in the discard pile"),
+    Field("draw", (MAX_ITEMS,), "draw pile, top last (dice: the ids of the dice in the bag, unordered)"),
+    Field("disc", (MAX_ITEMS,), "discard pile, top last (dice: [centre die id])"),
+    Field("die_loc", (MAX_DICE,), "dice: seat, LOC_BAG or LOC_CENTRE per die"),
+    Field("die_face", (MAX_DICE,), "dice: face index 0..5 per die"),
+    Field("shown_hand", (MAX_KINDS,), "the challenged hand (count per kind) as it was when challenged"),
+    # last: the row ends after the hands of the game's seats (cleared at the start of every round too)
+    Field("hand", (MAX_PLAYERS, MAX_KINDS), "count of each kind held per seat (one row per seat of the game)",
+          per_seat=True),
 )
 FIELD_BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
 
@@ -140,14 +166,50 @@ def _offsets() -> dict[str, int]:
 
 
 OFFSETS: dict[str, int] = _offsets()
+#: The longest state row (``MAX_PLAYERS`` seats): scratch rows that serve any game have this length.
 STATE_LEN: int = OFFSETS.pop("_end")
+assert [f.per_seat for f in FIELDS].count(True) == 1 and FIELDS[-1].per_seat, "the per-seat block ends the row"
+MIN_PLAYERS = 2
+_SEAT_BLOCK = FIELDS[-1].size // MAX_PLAYERS  # entries per seat in the last block
+_ROW_START = STATE_LEN - FIELDS[-1].size  # entries before it
+
+
+def state_len(num_players: int) -> int:
+    """Length (int32 entries) of the state row of a game of ``num_players`` seats, for every game (4 bytes each).
+
+    Only the per-seat ``hand`` block at the end of the row depends on the player count; see :data:`FIELDS`.
+    """
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an int in [{MIN_PLAYERS}, {MAX_PLAYERS}], got {num_players!r}")
+    return _ROW_START + int(num_players) * _SEAT_BLOCK
+
+
+#: Every valid row length and the player count it belongs to.
+ROW_PLAYERS: dict[int, int] = {state_len(n): n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)}
+
+
+def players_of_row_length(length: int, num_players: int | None = None) -> int:
+    """The player count whose state rows have ``length`` entries; ``ValueError`` naming the valid lengths."""
+    n = ROW_PLAYERS.get(int(length))
+    if n is None or (num_players is not None and n != num_players):
+        want = (f"{state_len(num_players)} (for {num_players} players)" if num_players is not None else
+                f"state_len(num_players) = {_ROW_START} + {_SEAT_BLOCK} x num_players, "
+                f"num_players in [{MIN_PLAYERS}, {MAX_PLAYERS}]")
+        raise ValueError(f"a state row has {want} int32 entries; got {length} (rows of another player count, or "
+                         f"of an older uno-env whose rows were {_OLD_STATE_LEN} long whatever the game)")
+    return n
+
+
+_OLD_STATE_LEN = 1095  # state format 2 (uno-env 0.x before the rows were sized per player count)
 #: The names the compiled code reads: S_CUR, S_PHASE, ... for scalars, O_HAND, O_DRAW, ... for array starts.
 CONSTANTS: dict[str, int] = {
     ("S_" if not f.shape else "O_") + f.name.upper(): OFFSETS[f.name] for f in FIELDS
 }
 globals().update(CONSTANTS)
-#: The span cleared at the start of every round (hands, discard counts, both piles).
-ROUND_CLEARED = (OFFSETS["hand"], OFFSETS["die_loc"])
+#: The span cleared at the start of every round (discard counts, both piles); the hands, from ``O_HAND`` to the
+#: row's end, are cleared too.
+ROUND_CLEARED = (OFFSETS["disc_count"], OFFSETS["die_loc"])
 
 
 # ---------------------------------------------------------------------------------------------- options array
@@ -176,7 +238,8 @@ if not TYPE_CHECKING:  # type checkers see the declarations below, and every pub
     __all__ = [
         "MAX_PLAYERS", "MAX_KINDS", "MAX_ITEMS", "MAX_DICE", "GAME_CLASSIC", "GAME_POCKET", "GAME_DICE",
         "NUM_PHASES", "PHASE_NAMES", "CONT_EFFECT", "CONT_START", "LOC_BAG", "LOC_CENTRE",
-        "OK", "ERR_ILLEGAL", "ERR_RANGE", "ERR_OVER", "STATE_LEN", "ROUND_CLEARED", "CFG_LEN",
+        "OK", "ERR_ILLEGAL", "ERR_RANGE", "ERR_OVER", "STATE_LEN", "MIN_PLAYERS", "ROUND_CLEARED", "CFG_LEN",
+        "state_len", "players_of_row_length", "ROW_PLAYERS",
         *(f"PH_{const}" for const, _, _ in PHASES), *CONSTANTS, *(f"C_{name.upper()}" for name in CFG_INDEX),
     ]
 
@@ -274,11 +337,14 @@ def _scalar(off: int):
     return property(get, set_)
 
 
-def _array(off: int, shape: tuple[int, ...]):
+def _array(off: int, shape: tuple[int, ...], per_seat: bool):
     size = int(np.prod(shape))
-
-    def get(self) -> np.ndarray:
-        return self.row[off: off + size].reshape(shape)
+    if per_seat:  # ends the row: one block per seat of the game
+        def get(self) -> np.ndarray:
+            return self.row[off:].reshape((-1,) + shape[1:])
+    else:
+        def get(self) -> np.ndarray:
+            return self.row[off: off + size].reshape(shape)
 
     return property(get)
 
@@ -293,11 +359,14 @@ def _batch_scalar(off: int):
     return property(get, set_)
 
 
-def _batch_array(off: int, shape: tuple[int, ...]):
+def _batch_array(off: int, shape: tuple[int, ...], per_seat: bool):
     size = int(np.prod(shape))
-
-    def get(self) -> np.ndarray:
-        return self.rows[:, off: off + size].reshape((self.rows.shape[0],) + shape)
+    if per_seat:
+        def get(self) -> np.ndarray:
+            return self.rows[:, off:].reshape((self.rows.shape[0], -1) + shape[1:])
+    else:
+        def get(self) -> np.ndarray:
+            return self.rows[:, off: off + size].reshape((self.rows.shape[0],) + shape)
 
     return property(get)
 
@@ -306,11 +375,13 @@ class StateView:
     """Named access to one state row (a view: writes go to the row).
 
     Scalars read as ``int`` and can be assigned (``v.cur = 1``); arrays are numpy views of their shape
-    (``v.hand[seat, kind]``, ``v.draw[: v.draw_n]``).  The attributes are the names of :data:`FIELDS`.
+    (``v.hand[seat, kind]``, ``v.draw[: v.draw_n]``; ``hand`` has one row per seat of the game).  The attributes
+    are the names of :data:`FIELDS`.  The row's length must be that of a game's rows (:func:`state_len`); with
+    ``num_players`` given, of that player count.
     """
 
     if not TYPE_CHECKING:  # the field properties below are typed as plain attributes for type checkers
-        __slots__ = ("row",)
+        __slots__ = ("row", "num_players")
     # generated-types:start state-view (tools/gen_typing.py writes this block; do not edit)
     cur: int
     phase: int
@@ -339,27 +410,28 @@ class StateView:
     match_winner: int
     flips: int
     played: int
+    shown_from: int
+    shown_to: int
+    wd_die: int
+    wd_prev_die: int
+    wd_prev_face: int
+    wd_prev_colour: int
     hand_n: np.ndarray
     called: np.ndarray
     scores: np.ndarray
-    hand: np.ndarray
     disc_count: np.ndarray
     draw: np.ndarray
     disc: np.ndarray
     die_loc: np.ndarray
     die_face: np.ndarray
-    shown_from: int
-    shown_to: int
     shown_hand: np.ndarray
-    wd_die: int
-    wd_prev_die: int
-    wd_prev_face: int
-    wd_prev_colour: int
+    hand: np.ndarray
     # generated-types:end state-view
 
-    def __init__(self, row: np.ndarray):
-        if row.ndim != 1 or row.shape[0] != STATE_LEN:
-            raise ValueError(f"a state row is 1-D of length {STATE_LEN}; got shape {row.shape}")
+    def __init__(self, row: np.ndarray, num_players: int | None = None):
+        if row.ndim != 1:
+            raise ValueError(f"a state row is 1-D; got shape {row.shape}")
+        self.num_players = players_of_row_length(row.shape[0], num_players)
         self.row = row
 
     @property
@@ -369,10 +441,11 @@ class StateView:
 
 
 class BatchView:
-    """Named access to a batch of state rows (B, STATE_LEN): scalars are columns, arrays are (B, *shape)."""
+    """Named access to a batch of state rows (B, state_len(num_players)): scalars are columns, arrays are
+    (B, *shape)."""
 
     if not TYPE_CHECKING:
-        __slots__ = ("rows",)
+        __slots__ = ("rows", "num_players")
     # generated-types:start batch-view (tools/gen_typing.py writes this block; do not edit)
     cur: np.ndarray
     phase: np.ndarray
@@ -401,35 +474,36 @@ class BatchView:
     match_winner: np.ndarray
     flips: np.ndarray
     played: np.ndarray
+    shown_from: np.ndarray
+    shown_to: np.ndarray
+    wd_die: np.ndarray
+    wd_prev_die: np.ndarray
+    wd_prev_face: np.ndarray
+    wd_prev_colour: np.ndarray
     hand_n: np.ndarray
     called: np.ndarray
     scores: np.ndarray
-    hand: np.ndarray
     disc_count: np.ndarray
     draw: np.ndarray
     disc: np.ndarray
     die_loc: np.ndarray
     die_face: np.ndarray
-    shown_from: np.ndarray
-    shown_to: np.ndarray
     shown_hand: np.ndarray
-    wd_die: np.ndarray
-    wd_prev_die: np.ndarray
-    wd_prev_face: np.ndarray
-    wd_prev_colour: np.ndarray
+    hand: np.ndarray
     # generated-types:end batch-view
 
-    def __init__(self, rows: np.ndarray):
-        if rows.ndim != 2 or rows.shape[1] != STATE_LEN:
-            raise ValueError(f"a batch of states is 2-D (B, {STATE_LEN}); got shape {rows.shape}")
+    def __init__(self, rows: np.ndarray, num_players: int | None = None):
+        if rows.ndim != 2:
+            raise ValueError(f"a batch of states is 2-D (B, state_len(num_players)); got shape {rows.shape}")
+        self.num_players = players_of_row_length(rows.shape[1], num_players)
         self.rows = rows
 
 
 for _f in FIELDS:
     _off = OFFSETS[_f.name]
     if _f.shape:
-        setattr(StateView, _f.name, _array(_off, _f.shape))
-        setattr(BatchView, _f.name, _batch_array(_off, _f.shape))
+        setattr(StateView, _f.name, _array(_off, _f.shape, _f.per_seat))
+        setattr(BatchView, _f.name, _batch_array(_off, _f.shape, _f.per_seat))
     else:
         setattr(StateView, _f.name, _scalar(_off))
         setattr(BatchView, _f.name, _batch_scalar(_off))
@@ -440,6 +514,7 @@ def fields_markdown() -> str:
     """The state fields as a Markdown table (name, shape, meaning)."""
     lines = ["| field | shape | meaning |", "|---|---|---|"]
     for f in FIELDS:
-        shape = "scalar" if not f.shape else " x ".join(map(str, f.shape))
+        shape = "scalar" if not f.shape else " x ".join(["num_players" if f.per_seat and i == 0 else str(d)
+                                                        for i, d in enumerate(f.shape)])
         lines.append(f"| `{f.name}` | {shape} | {f.meaning} |")
     return "\n".join(lines) + "\n"

@@ -39,6 +39,8 @@ def clear_round(st, cfg):
     lo, hi = ROUND_CLEARED
     for i in range(lo, hi):
         st[i] = 0
+    for i in range(O_HAND, st.shape[0]):  # the hands end the row, which is as long as the game's seats need
+        st[i] = 0
     for seat in range(MAX_PLAYERS):
         st[O_HAND_N + seat] = 0
         st[O_CALLED + seat] = 0
@@ -75,9 +77,9 @@ MAX_REDEALS = 200
 @njit(cache=True)
 def build_pile(st, cfg, spec, rng):
     """Every card of the deck, shuffled, into the draw pile; hands and discard empty (compiled)."""
+    for i in range(O_HAND, st.shape[0]):  # the hands of the game's seats end the row
+        st[i] = 0
     for seat in range(MAX_PLAYERS):
-        for kind in range(MAX_KINDS):
-            st[U.hand_at(seat, kind)] = 0
         st[O_HAND_N + seat] = 0
     for kind in range(MAX_KINDS):
         st[O_DISC_COUNT + kind] = 0
@@ -175,7 +177,7 @@ def start_round(st, cfg, spec, dice, rng, first_or_dealer):
 def reset(st, rng, cfg, spec, dice, seed):
     """Deal a new game into state row ``st`` with PRNG ``rng`` seeded by ``seed`` (compiled; scores reset)."""
     U.seed_rng(rng, seed)
-    for i in range(STATE_LEN):
+    for i in range(st.shape[0]):
         st[i] = 0
     st[S_WINNER] = -1
     st[S_MATCH_WINNER] = -1

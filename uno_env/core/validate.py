@@ -104,8 +104,8 @@ def row_problem(game: Game, states: np.ndarray) -> str:
     not.  The ranges bound every index the kernels compute from a state; the compiled invariant checker (run
     once the ranges hold) adds conservation, hand sizes, the top card and the phase consistency."""
     if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2 \
-            or states.shape[1] != L.STATE_LEN:
-        return f"state rows must be an int32 array of shape (B, {L.STATE_LEN})"
+            or states.shape[1] != game.state_len:
+        return f"state rows must be an int32 array of shape (B, {game.state_len}) ({game.num_players} players)"
     bad, first = range_faults(game, states)
     if bad.any():
         return first
@@ -122,12 +122,12 @@ def _row_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
     """(lowest, highest) of every entry of a state row under ``game`` (:func:`field_bounds`), computed once."""
     cached = game.__dict__.get("_row_bounds")
     if cached is None:
-        lo = np.full(L.STATE_LEN, -INT32_MAX - 1, dtype=np.int64)
-        hi = np.full(L.STATE_LEN, INT32_MAX, dtype=np.int64)
+        lo = np.full(game.state_len, -INT32_MAX - 1, dtype=np.int64)
+        hi = np.full(game.state_len, INT32_MAX, dtype=np.int64)
         for name, (a, b) in field_bounds(game).items():
             off = L.OFFSETS[name]
-            lo[off: off + L.FIELD_BY_NAME[name].size] = a
-            hi[off: off + L.FIELD_BY_NAME[name].size] = b
+            lo[off: off + L.FIELD_BY_NAME[name].size_for(game.num_players)] = a
+            hi[off: off + L.FIELD_BY_NAME[name].size_for(game.num_players)] = b
         cached = game.__dict__["_row_bounds"] = (lo, hi)
     return cached
 
@@ -137,14 +137,15 @@ def state_problem(game: Game, row: np.ndarray) -> str:
     every entry of every field within :func:`field_bounds`, the piles within the game's size, then the compiled
     invariant checker."""
     row = np.asarray(row)
-    if row.shape != (L.STATE_LEN,):
-        return f"a state row is 1-D of length {L.STATE_LEN}; got shape {row.shape}"
+    if row.shape != (game.state_len,):
+        return f"a state row is 1-D of length {game.state_len} ({game.num_players} players); got shape {row.shape}"
     lo, hi = _row_bounds(game)
     out = np.flatnonzero((row < lo) | (row > hi))
     if out.size or row[L.S_DIR] == 0:
         pos = int(out[0]) if out.size else L.S_DIR
         f = next(f for f in L.FIELDS if L.OFFSETS[f.name] <= pos < L.OFFSETS[f.name] + f.size)
-        at = "" if not f.shape else str(list(map(int, np.unravel_index(pos - L.OFFSETS[f.name], f.shape))))
+        at = "" if not f.shape else str(list(map(int, np.unravel_index(pos - L.OFFSETS[f.name],
+                                                                        f.shape_for(game.num_players)))))
         allowed = "-1 or 1" if f.name == "dir" else f"{lo[pos]}..{hi[pos]}"
         return f"field {f.name!r}{at} is {int(row[pos])}, outside {allowed}"
     nd = game.dice.shape[0] if game.name == "dice" else 0

@@ -1,0 +1,69 @@
+"""Steps/s per game of a big batch against a small one, in alternating bursts on one thread (CPU time).
+
+Issue 17 asks that B=8192 runs at least as fast per game as B=1024.  On a shared machine two sequential runs see
+different loads, so this alternates short bursts of the two batch sizes in one process, on one simulator thread,
+and counts steps per CPU-second of this process; the ratio of the medians is the number to read.  The state row's
+bytes per game are printed beside it (``Game.state_len`` int32 entries).
+
+    python benchmarks/bench_batch_size.py [--games classic pocket dice] [--players 2 4] [--batches 1024 8192]
+                                          [--bursts 9] [--burst 0.3] [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import time
+from pathlib import Path
+
+from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
+
+
+def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float) -> float:
+    """Steps per CPU-second of one burst of random legal actions (observations and masks every step)."""
+    obs, masks = env.observations, env.masks
+    env.step(policy.act_batch(obs, masks))
+    calls, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        env.step(policy.act_batch(obs, masks))
+        calls += 1
+    return calls * env.num_envs / (time.process_time() - t0)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", nargs="+", default=["classic", "pocket", "dice"])
+    parser.add_argument("--players", nargs="+", type=int, default=[2, 4])
+    parser.add_argument("--batches", nargs=2, type=int, default=[1024, 8192], metavar=("SMALL", "BIG"))
+    parser.add_argument("--bursts", type=int, default=9)
+    parser.add_argument("--burst", type=float, default=0.3, help="seconds of CPU time per burst")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    small, big = args.batches
+    print(f"one simulator thread; {args.bursts} alternating bursts of {args.burst:g} CPU-s; steps per CPU-second "
+          f"(median); load average {os.getloadavg()[0]:.2f} at the start")
+    print(f"{'game':<9}{'players':>7}{'row bytes':>11}{f'B={small}':>13}{f'B={big}':>13}{'big/small':>11}")
+    out = {}
+    for game in args.games:
+        for n in args.players:
+            envs = {b: UnoVectorEnv(game, b, num_players=n, seed=0, num_threads=1) for b in (small, big)}
+            for env in envs.values():
+                env.reset()
+            runs: dict[int, list[float]] = {small: [], big: []}
+            policy = RandomLegalPolicy(0)
+            for i in range(args.bursts):
+                for b in ((small, big) if i % 2 == 0 else (big, small)):
+                    runs[b].append(burst(envs[b], policy, args.burst))
+            med = {b: statistics.median(v) for b, v in runs.items()}
+            row_bytes = 4 * envs[small].game.state_len
+            ratio = med[big] / med[small]
+            print(f"{game:<9}{n:>7}{row_bytes:>11,}{med[small]:>13,.0f}{med[big]:>13,.0f}{ratio:>11.2f}", flush=True)
+            out[f"{game}/{n}p"] = {"row_bytes": row_bytes, "runs": {str(b): v for b, v in runs.items()}}
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+
+
+if __name__ == "__main__":
+    main()
