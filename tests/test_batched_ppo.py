@@ -130,9 +130,9 @@ class _NoRun:
         pass
 
 
-def _agreement_with_heuristic(model, env, decisions: int) -> float:
+def _agreement_with_heuristic(model, env, decisions: int, advised: bool = False) -> float:
     """Share of the learner's decisions with a choice (two legal actions or more) on which the policy's most likely
-    action is the compiled heuristic's."""
+    action is the compiled heuristic's (``advised``: the network is told the heuristic's choice)."""
     obs, masks = env.reset()
     teacher = np.zeros(env.num_envs, dtype=np.int64)
     same = total = 0
@@ -140,7 +140,8 @@ def _agreement_with_heuristic(model, env, decisions: int) -> float:
         env.teacher_actions(obs, masks, teacher)
         with torch.no_grad():
             m = torch.from_numpy(masks != 0)
-            logits, _ = model.net.heads(model.net.features(torch.from_numpy(obs.copy()), m))
+            advice = torch.from_numpy(teacher.copy()) if advised else None
+            logits, _ = model.net.heads(model.net.features(torch.from_numpy(obs.copy()), m, advice))
             mine = logits.masked_fill(~m, -1e9).argmax(-1).numpy()
         choice = (masks != 0).sum(1) > 1
         same += int((mine == teacher)[choice].sum())
@@ -225,7 +226,7 @@ def test_the_residual_policy_exports_the_torch_logits_with_its_advice(tmp_path, 
     env = algo.make_env(cfg, OpponentPool(cfg.opponents.baselines, 0.0, seed=0), 0)
     model = algo.build(cfg, env, str(tmp_path))
     actor_before = [p.detach().clone() for p in model.net.actor[-1].parameters()]
-    assert _agreement_with_heuristic_advised(model, env, 2048) == 1.0
+    assert _agreement_with_heuristic(model, env, 2048, advised=True) == 1.0
     algo.learn(model, 4096, _NoRun())
     for a, b in zip(actor_before, model.net.actor[-1].parameters()):
         torch.testing.assert_close(a, b.detach())  # imitation left the policy's own output layer alone
@@ -243,18 +244,3 @@ def test_the_residual_policy_exports_the_torch_logits_with_its_advice(tmp_path, 
     np.testing.assert_allclose(mine[legal], ref[legal], atol=1e-4)
 
 
-def _agreement_with_heuristic_advised(model, env, decisions: int) -> float:
-    obs, masks = env.reset()
-    teacher = np.zeros(env.num_envs, dtype=np.int64)
-    same = total = 0
-    while total < decisions:
-        env.teacher_actions(obs, masks, teacher)
-        with torch.no_grad():
-            m = torch.from_numpy(masks != 0)
-            x = model.net.features(torch.from_numpy(obs.copy()), m, torch.from_numpy(teacher.copy()))
-            mine = model.net.heads(x)[0].masked_fill(~m, -1e9).argmax(-1).numpy()
-        choice = (masks != 0).sum(1) > 1
-        same += int((mine == teacher)[choice].sum())
-        total += int(choice.sum())
-        obs, masks, *_ = env.step(teacher)
-    return same / total
