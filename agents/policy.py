@@ -89,6 +89,12 @@ class PolicyWeights:
         return x
 
 
+def _network_meta(pw: PolicyWeights, meta: Mapping[str, Any]) -> dict[str, Any]:
+    """``meta`` plus what :func:`load_weights` needs to rebuild the network (the .npz and the .json say the same)."""
+    return {**meta, "activation": pw.activation, "obs_transform": pw.obs_transform, "include_mask": pw.include_mask,
+            "advice": pw.advice, "advice_gain": pw.advice_gain, "layers": len(pw.weights)}
+
+
 def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = None,
                  dtype: Any = np.float32) -> None:
     """Write ``pw`` as an ``.npz`` (``W0, b0, ... W{n}, b{n}`` and a JSON ``meta`` string), atomically.
@@ -99,9 +105,7 @@ def save_weights(pw: PolicyWeights, path: str, meta: Mapping[str, Any] | None = 
     for i, (w, b) in enumerate(zip(pw.weights, pw.biases)):
         arrays[f"W{i}"] = np.asarray(w, dtype=dtype)
         arrays[f"b{i}"] = np.asarray(b, dtype=dtype)
-    info = {**(meta or {}), "activation": pw.activation, "obs_transform": pw.obs_transform,
-            "include_mask": pw.include_mask, "advice": pw.advice, "advice_gain": pw.advice_gain,
-            "layers": len(pw.weights)}
+    info = _network_meta(pw, meta or {})
     tmp = path + ".tmp.npz"
     np.savez(tmp, meta=np.array(json.dumps(info)), **arrays)
     os.replace(tmp, path)
@@ -114,9 +118,7 @@ def save_policy_files(pw: PolicyWeights, path: str, meta: Mapping[str, Any], dty
     save_weights(pw, stem + ".npz", info, dtype)
     tmp = stem + ".json.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        json.dump({**info, "activation": pw.activation, "obs_transform": pw.obs_transform,
-                   "include_mask": pw.include_mask, "advice": pw.advice, "advice_gain": pw.advice_gain,
-                   "layers": len(pw.weights)}, f, indent=2)
+        json.dump(_network_meta(pw, info), f, indent=2)
         f.write("\n")
     os.replace(tmp, stem + ".json")
     return stem + ".npz"
