@@ -292,16 +292,26 @@ def _best_colour(obs, offs, spec, w, n, rest, top, facing):
 @njit(cache=True)
 def _follow_chance(rest, spec, w, scratch):
     """P(``rest`` holds a die that follows a random future centre die) (the agent's ``_follow_chance``): the
-    ``top_p`` entries it covers, summed in numpy's order."""
+    ``top_p`` entries it covers, in the agent's (centre kind, colour) order, summed in numpy's order."""
     k = spec.shape[0]
+    # centre t in colour c is followed by a held wild, a held die of colour c or one of t's symbol
+    wild_held = False
+    colours = np.int64(0)
+    symbols = np.int64(0)
+    for kind in range(k):
+        if rest[kind] > 0:
+            if spec[kind, COL_COLOUR] == NO_COLOUR:
+                wild_held = True
+            else:
+                colours |= np.int64(1) << spec[kind, COL_COLOUR]
+                symbols |= np.int64(1) << spec[kind, COL_SYMBOL]
     m = 0
     for t in range(k):
+        sym_held = (symbols >> spec[t, COL_SYMBOL]) & 1
         for c in range(4):
-            for kind in range(k):
-                if rest[kind] > 0 and _follows(spec, t, c, kind):
-                    scratch[m] = w[_top_p_at(k) + t * 4 + c]
-                    m += 1
-                    break
+            if wild_held or sym_held or (colours >> c) & 1:
+                scratch[m] = w[_top_p_at(k) + t * 4 + c]
+                m += 1
     return _pairwise_sum(scratch, 0, m)
 
 
