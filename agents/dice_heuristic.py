@@ -30,6 +30,10 @@ Every legal action gets a score (the best wins; ties: lowest action id):
 * **Which die**: when several dice show the chosen face, the one played is the die least worth keeping: the one
   whose six faces, rolled again by a later reroll, are least likely to follow a future centre die.
 
+The same player is compiled in ``uno_env.core.dice_baselines`` (the batched simulator's ``"heuristic"`` opponent
+and the batched trainer's advice); its tables come from the same code (``dice_tables``) and a test holds its
+choices equal to this agent's.
+
 Measured with ``uno-env evaluate heuristic greedy --game dice`` (20,000 games, seed 0, seats rotated): see the
 arena table in the README; it beats ``greedy`` clearly with two players (the extra turns and the last dice),
 while with four players, where a die's choice matters least, the gain is within a point.
