@@ -87,7 +87,7 @@ def observe_one(st, cfg, spec, offs, seat, out):
     if cfg[E.C_GAME] == E.GAME_DICE:
         base = offs[B_OTHER_HANDS]
         other = seat
-        for r in range(1, n):
+        for _ in range(1, n):
             other = other + 1 if other + 1 < n else 0
             hand = E.O_HAND + other * E.MAX_KINDS
             for kind in range(k):
