@@ -28,7 +28,7 @@ import numpy as np
 from .base import NoLegalActionError, resolve_game, split_observation
 
 __all__ = ["PolicyWeights", "save_weights", "save_policy_files", "load_weights", "NumpyPolicyAgent",
-           "heuristic_advisor", "PolicyFormatError", "POLICY_FORMAT"]
+           "heuristic_advisor", "compiled_heuristic", "PolicyFormatError", "POLICY_FORMAT"]
 
 #: the ``format`` field of a policy's metadata
 POLICY_FORMAT = "uno-env policy v1"
@@ -185,11 +185,11 @@ class _CompiledHeuristic:
     compiled code does not make.  A test holds its choices equal to :class:`~uno_env.agents.heuristic.HeuristicAgent`'s.
     """
 
-    def __init__(self, game: Any):
+    def __init__(self, game: Any, weights: Mapping[str, float] | None = None):
         from uno_env.core.baselines import heuristic_weight_array
 
         self.game = game
-        self._weights = heuristic_weight_array()
+        self._weights = heuristic_weight_array(dict(weights or {}))
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         from uno_env.core import baselines as BL
@@ -212,6 +212,22 @@ class _CompiledHeuristic:
         return out
 
 
+def compiled_heuristic(game: Any, weights: Mapping[str, float] | None = None
+                       ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the compiled heuristic of a card game (the choices of
+    :class:`~uno_env.agents.heuristic.HeuristicAgent` with the same ``weights``, a test holds them equal), with its
+    inputs checked."""
+    g = resolve_game(game)
+    if g.name == "dice":
+        raise ValueError("UNO Dice's heuristic is not compiled; use uno_env.agents.heuristic.HeuristicAgent")
+    from uno_env.core.baselines import HEURISTIC_WEIGHTS
+
+    unknown = set(weights or {}) - set(HEURISTIC_WEIGHTS)
+    if unknown:
+        raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {', '.join(HEURISTIC_WEIGHTS)}")
+    return _CompiledHeuristic(g, weights)
+
+
 def heuristic_advisor(game: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the heuristic's action for every row, the input of
     a policy trained with ``advice: heuristic``.  The card games run the compiled heuristic; UNO Dice's is not
@@ -221,7 +237,7 @@ def heuristic_advisor(game: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarra
         from .heuristic import HeuristicAgent
 
         return HeuristicAgent(g, seed=0).act_batch
-    return _CompiledHeuristic(g)
+    return compiled_heuristic(g)
 
 
 class NumpyPolicyAgent:
