@@ -194,16 +194,21 @@ class _CompiledHeuristic:
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         from uno_env.core import baselines as BL
 
+        # few numpy calls: in the arena this runs for one row at a time, where each call's overhead is the cost
         g = self.game
         obs = np.ascontiguousarray(observations, dtype=np.float32)
-        masks = np.ascontiguousarray(np.asarray(action_masks) != 0, dtype=np.int8)
+        masks = np.asarray(action_masks)
+        if masks.dtype != np.int8:  # legal = nonzero, as the Python agents read it
+            masks = (masks != 0).view(np.int8)
+        masks = np.ascontiguousarray(masks)
         if obs.ndim != 2 or obs.shape[1] != g.obs_dim or masks.shape != (obs.shape[0], g.num_actions):
             raise ValueError(f"heuristic advice for {g.name!r} with {g.num_players} players needs observations "
                              f"(B, {g.obs_dim}) and masks (B, {g.num_actions}); got {obs.shape} and {masks.shape}")
-        empty = np.flatnonzero(~masks.any(axis=1))
-        if empty.size:
-            raise NoLegalActionError(f"heuristic advice: no legal action (all-zero mask) in row {int(empty[0])}")
-        if obs.size and not (np.isfinite(obs).all() and np.abs(obs).max() <= _OBS_LIMIT):
+        if not masks.any(axis=1).all():
+            row = int(np.flatnonzero(~masks.any(axis=1))[0])
+            raise NoLegalActionError(f"heuristic advice: no legal action (all-zero mask) in row {row}")
+        # NaN fails both comparisons
+        if obs.size and not (obs.max() <= _OBS_LIMIT and obs.min() >= -_OBS_LIMIT):
             raise ValueError(f"heuristic advice: observations must be finite with entries within +-{_OBS_LIMIT:g} "
                              f"(what the environments give)")
         out = np.empty(obs.shape[0], dtype=np.int64)
