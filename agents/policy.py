@@ -12,7 +12,7 @@ unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objec
 * :class:`NumpyPolicyAgent`: a policy as an agent (``act``, ``act_batch``, ``reset``): the most likely legal
   action, or a sample from the masked softmax with its own seeded stream.
 * :func:`heuristic_advisor`: the heuristic's choice for a batch of decisions, the ``advice`` input (the compiled
-  heuristic of :mod:`uno_env.core.baselines` for the card games: numba, a core dependency, so still no torch).
+  heuristic of :mod:`uno_env.core.baselines`: numba, a core dependency, so still no torch).
 """
 from __future__ import annotations
 
@@ -181,15 +181,16 @@ _OBS_LIMIT = 1e6
 
 
 class _CompiledHeuristic:
-    """The compiled card-game heuristic (``uno_env.core.baselines``) over a batch, with the input checks the
-    compiled code does not make.  A test holds its choices equal to :class:`~uno_env.agents.heuristic.HeuristicAgent`'s.
-    """
+    """The compiled heuristic (``uno_env.core.baselines``; UNO Dice's own in UNO Dice) over a batch, with the input
+    checks the compiled code does not make.  Tests hold its choices equal to
+    :class:`~uno_env.agents.heuristic.HeuristicAgent`'s."""
 
     def __init__(self, game: Any, weights: Mapping[str, float] | None = None):
-        from uno_env.core.baselines import heuristic_weight_array
+        from uno_env.core.baselines import baseline_weight_array
 
         self.game = game
-        self._weights = heuristic_weight_array(dict(weights or {}))
+        # UNO Dice: the card weights are unused and the dice heuristic's are its defaults, as in HeuristicAgent
+        self._weights = baseline_weight_array(game, dict(weights or {}))
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         from uno_env.core import baselines as BL
@@ -212,19 +213,19 @@ class _CompiledHeuristic:
             raise ValueError(f"heuristic advice: observations must be finite with entries within +-{_OBS_LIMIT:g} "
                              f"(what the environments give)")
         out = np.empty(obs.shape[0], dtype=np.int64)
-        BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets, self._weights,
-                            np.zeros(obs.shape[0], dtype=np.int64), out)
+        bad = BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets, self._weights,
+                                  np.zeros(obs.shape[0], dtype=np.int64), out)
+        if bad >= 0:  # the checks above leave no such row; never hand on a -1
+            raise NoLegalActionError(f"heuristic advice: the compiled heuristic found no action for row {bad}")
         return out
 
 
 def compiled_heuristic(game: Any, weights: Mapping[str, float] | None = None
                        ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the compiled heuristic of a card game (the choices of
-    :class:`~uno_env.agents.heuristic.HeuristicAgent` with the same ``weights``, a test holds them equal), with its
-    inputs checked."""
+    """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the compiled heuristic (the choices of
+    :class:`~uno_env.agents.heuristic.HeuristicAgent` with the same ``weights``, tests hold them equal; in UNO Dice
+    its dice player with the default dice weights, as the agent plays), with its inputs checked."""
     g = resolve_game(game)
-    if g.name == "dice":
-        raise ValueError("UNO Dice's heuristic is not compiled; use uno_env.agents.heuristic.HeuristicAgent")
     from uno_env.core.baselines import HEURISTIC_WEIGHTS
 
     unknown = set(weights or {}) - set(HEURISTIC_WEIGHTS)
@@ -235,14 +236,8 @@ def compiled_heuristic(game: Any, weights: Mapping[str, float] | None = None
 
 def heuristic_advisor(game: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the heuristic's action for every row, the input of
-    a policy trained with ``advice: heuristic``.  The card games run the compiled heuristic; UNO Dice's is not
-    compiled yet, so it runs its Python player (the same choices, slower)."""
-    g = resolve_game(game)
-    if g.name == "dice":
-        from .heuristic import HeuristicAgent
-
-        return HeuristicAgent(g, seed=0).act_batch
-    return compiled_heuristic(g)
+    a policy trained with ``advice: heuristic``: the compiled heuristic (the ``heuristic`` agent's choices)."""
+    return compiled_heuristic(resolve_game(game))
 
 
 class NumpyPolicyAgent:
@@ -250,7 +245,7 @@ class NumpyPolicyAgent:
 
     ``deterministic`` takes the most likely legal action; otherwise it samples from the masked softmax (Gumbel
     trick, one seeded stream).  Build it from :class:`PolicyWeights` or load one with :meth:`load`.  A policy
-    trained with ``advice: heuristic`` asks :func:`heuristic_advisor` (the compiled heuristic in the card games)
+    trained with ``advice: heuristic`` asks :func:`heuristic_advisor` (the compiled heuristic)
     for the heuristic's choice on every observation and feeds it to the network (``game``, or the rules in the
     file's metadata, says which game the heuristic plays).
     """

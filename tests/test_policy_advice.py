@@ -1,7 +1,6 @@
 """``policy.advice: heuristic``: the network is told the heuristic's choice (one-hot) and, with ``advice_gain``,
 that action's logit gets a fixed bonus (a residual policy).  The numpy player computes the same input with the
-compiled heuristic (agents/heuristic.py's Python player in UNO Dice), so a shipped policy needs no torch; the
-format checks its new metadata fields."""
+compiled heuristic, so a shipped policy needs no torch; the format checks its new metadata fields."""
 from __future__ import annotations
 
 import json
@@ -53,7 +52,7 @@ def _residual(g, gain: float, seed: int = 0, scale: float = 0.1) -> PolicyWeight
 @pytest.mark.parametrize("game, players", [("classic", 2), ("classic", 4), ("pocket", 2), ("dice", 2)])
 def test_a_residual_policy_plays_the_heuristic_until_it_learns_otherwise(tmp_path, game, players):
     """Saved and loaded (float16 as shipped), a residual policy whose own logits are small picks the heuristic's
-    action on every position (the Python player's, though the card games' advice is the compiled heuristic); the
+    action on every position (the Python player's, though the advice comes from the compiled heuristic); the
     file records the advice and the game, so it loads without being told it."""
     g, h, obs, masks = _positions(game, players=players)
     path = save_policy_files(_residual(g, 4.0), str(tmp_path / "p.npz"),
@@ -79,10 +78,11 @@ def test_the_advice_is_an_input_the_network_can_overrule(tmp_path):
         pw.logits(obs, masks)
 
 
-def test_the_card_games_advice_is_the_compiled_heuristic(monkeypatch):
+@pytest.mark.parametrize("game", ["classic", "dice"])
+def test_the_advice_is_the_compiled_heuristic(monkeypatch, game):
     """The numpy player asks the compiled heuristic (the arena's speed): with the Python player disabled, a
-    classic residual policy still gets the same advice, move for move, in act and in act_batch."""
-    g, h, obs, masks = _positions("classic", steps=4)
+    residual policy still gets the same advice, move for move, in act and in act_batch."""
+    g, h, obs, masks = _positions(game, steps=4)
     expected = h.act_batch(obs, masks)
 
     def refuse(*args, **kwargs):

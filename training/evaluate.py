@@ -14,8 +14,8 @@
 * Every game ``i`` gets its own seeds from ``(seed, i)`` (for the deal and for each agent's random stream), so
   the table does not depend on ``--workers``: a fixed ``--seed`` reproduces it exactly.
 * A pool of 3 or more agents is also rated with OpenSkill (Plackett-Luce), games taken in index order.
-* The ``heuristic`` of a card game plays through its compiled twin (``uno_env.core.baselines``, the same choices,
-  held equal by a test), which costs a fraction of the Python agent's time per decision.
+* The ``heuristic`` agent plays through its compiled twin (``uno_env.core.baselines``, the same choices, held
+  equal by tests), which costs a fraction of the Python agent's time per decision.
 """
 from __future__ import annotations
 
@@ -156,8 +156,8 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
 
 
 class _CompiledHeuristicAgent:
-    """A card game's ``heuristic`` agent as the arena plays it: the compiled heuristic with the agent's weights, whose
-    choices a test holds equal to the Python agent's (``tests/test_compiled_baselines.py``)."""
+    """The ``heuristic`` agent as the arena plays it: the compiled heuristic with the agent's weights, whose choices
+    tests hold equal to the Python agent's (``tests/test_compiled_baselines.py``)."""
 
     def __init__(self, agent: Any):
         from uno_env.agents.policy import compiled_heuristic
@@ -180,10 +180,10 @@ class _CompiledHeuristicAgent:
 
 
 def _arena_player(agent: Any) -> Any:
-    """The player that acts for ``agent`` in the arena: the compiled twin of a card game's heuristic, else itself."""
+    """The player that acts for ``agent`` in the arena: the heuristic's compiled twin, else the agent itself."""
     from uno_env.agents.heuristic import HeuristicAgent
 
-    if type(agent) is HeuristicAgent and agent.game.name != "dice":
+    if type(agent) is HeuristicAgent:
         return _CompiledHeuristicAgent(agent)
     return agent
 
