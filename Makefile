@@ -53,7 +53,7 @@ TRAIN_CONFIG = classic_ppo
 train: $(STAMP)
 	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/$(TRAIN_CONFIG)/checkpoints),--resume,)
 
-# the shipped policies' runs, one after the other (each resumes where it stopped): 2-player classic, pocket and
+# the four training configs, one after the other (each resumes where it stopped): 2-player classic, pocket and
 # dice, then 4-player classic; `python tools/ship_policy.py runs/<config>` ships a run's policy as agent 'ppo'
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo classic4_ppo
 train-all: $(STAMP)

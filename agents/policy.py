@@ -11,13 +11,15 @@ unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objec
 * :func:`save_policy_files` / :func:`load_weights`: write and read the two files.
 * :class:`NumpyPolicyAgent`: a policy as an agent (``act``, ``act_batch``, ``reset``): the most likely legal
   action, or a sample from the masked softmax with its own seeded stream.
+* :func:`heuristic_advisor`: the heuristic's choice for a batch of decisions, the ``advice`` input (the compiled
+  heuristic of :mod:`uno_env.core.baselines`: numba, a core dependency, so still no torch).
 """
 from __future__ import annotations
 
 import json
 import os
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,14 +28,14 @@ import numpy as np
 from .base import NoLegalActionError, resolve_game, split_observation
 
 __all__ = ["PolicyWeights", "save_weights", "save_policy_files", "load_weights", "NumpyPolicyAgent",
-           "PolicyFormatError", "POLICY_FORMAT"]
+           "heuristic_advisor", "compiled_heuristic", "PolicyFormatError", "POLICY_FORMAT"]
 
 #: the ``format`` field of a policy's metadata
 POLICY_FORMAT = "uno-env policy v1"
 _ACTIVATIONS = ("tanh", "relu")
 _TRANSFORMS = ("symlog", "none")
 #: what a policy may be told besides the observation: nothing, or the heuristic's choice (a one-hot over the
-#: actions, computed by :class:`uno_env.agents.heuristic.HeuristicAgent` from the same observation)
+#: actions, computed from the same observation and mask by :func:`heuristic_advisor`)
 ADVICE = ("none", "heuristic")
 
 
@@ -173,14 +175,79 @@ def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]
     return pw, info
 
 
+#: the largest magnitude an observation entry may have before it reaches the compiled heuristic (real ones are card,
+#: dice and point counts): it loops over hand sizes, so a huge or non-finite value would hang or misread it
+_OBS_LIMIT = 1e6
+
+
+class _CompiledHeuristic:
+    """The compiled heuristic (``uno_env.core.baselines``; UNO Dice's own in UNO Dice) over a batch, with the input
+    checks the compiled code does not make.  Tests hold its choices equal to
+    :class:`~uno_env.agents.heuristic.HeuristicAgent`'s."""
+
+    def __init__(self, game: Any, weights: Mapping[str, float] | None = None):
+        from uno_env.core.baselines import baseline_weight_array
+
+        self.game = game
+        # UNO Dice: the card weights are unused and the dice heuristic's are its defaults, as in HeuristicAgent
+        self._weights = baseline_weight_array(game, dict(weights or {}))
+
+    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        from uno_env.core import baselines as BL
+
+        # few numpy calls: in the arena this runs for one row at a time, where each call's overhead is the cost
+        g = self.game
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        masks = np.asarray(action_masks)
+        if masks.dtype != np.int8:  # legal = nonzero, as the Python agents read it
+            masks = (masks != 0).view(np.int8)
+        masks = np.ascontiguousarray(masks)
+        if obs.ndim != 2 or obs.shape[1] != g.obs_dim or masks.shape != (obs.shape[0], g.num_actions):
+            raise ValueError(f"heuristic advice for {g.name!r} with {g.num_players} players needs observations "
+                             f"(B, {g.obs_dim}) and masks (B, {g.num_actions}); got {obs.shape} and {masks.shape}")
+        if not masks.any(axis=1).all():
+            row = int(np.flatnonzero(~masks.any(axis=1))[0])
+            raise NoLegalActionError(f"heuristic advice: no legal action (all-zero mask) in row {row}")
+        # NaN fails both comparisons
+        if obs.size and not (obs.max() <= _OBS_LIMIT and obs.min() >= -_OBS_LIMIT):
+            raise ValueError(f"heuristic advice: observations must be finite with entries within +-{_OBS_LIMIT:g} "
+                             f"(what the environments give)")
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        bad = BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets, self._weights,
+                                  np.zeros(obs.shape[0], dtype=np.int64), out)
+        if bad >= 0:  # the checks above leave no such row; never hand on a -1
+            raise NoLegalActionError(f"heuristic advice: the compiled heuristic found no action for row {bad}")
+        return out
+
+
+def compiled_heuristic(game: Any, weights: Mapping[str, float] | None = None
+                       ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the compiled heuristic (the choices of
+    :class:`~uno_env.agents.heuristic.HeuristicAgent` with the same ``weights``, tests hold them equal; in UNO Dice
+    its dice player with the default dice weights, as the agent plays), with its inputs checked."""
+    g = resolve_game(game)
+    from uno_env.core.baselines import HEURISTIC_WEIGHTS
+
+    unknown = set(weights or {}) - set(HEURISTIC_WEIGHTS)
+    if unknown:
+        raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {', '.join(HEURISTIC_WEIGHTS)}")
+    return _CompiledHeuristic(g, weights)
+
+
+def heuristic_advisor(game: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the heuristic's action for every row, the input of
+    a policy trained with ``advice: heuristic``: the compiled heuristic (the ``heuristic`` agent's choices)."""
+    return compiled_heuristic(resolve_game(game))
+
+
 class NumpyPolicyAgent:
     """A policy network played with numpy: ``act``/``act_batch``/``reset`` like the other agents.
 
     ``deterministic`` takes the most likely legal action; otherwise it samples from the masked softmax (Gumbel
     trick, one seeded stream).  Build it from :class:`PolicyWeights` or load one with :meth:`load`.  A policy
-    trained with ``advice: heuristic`` runs :class:`~uno_env.agents.heuristic.HeuristicAgent` on every
-    observation and feeds its choice to the network (``game``, or the rules in the file's metadata, says which
-    game the heuristic plays).
+    trained with ``advice: heuristic`` asks :func:`heuristic_advisor` (the compiled heuristic)
+    for the heuristic's choice on every observation and feeds it to the network (``game``, or the rules in the
+    file's metadata, says which game the heuristic plays).
     """
 
     def __init__(self, weights: PolicyWeights, name: str = "policy", deterministic: bool = False,
@@ -192,14 +259,12 @@ class NumpyPolicyAgent:
         self.meta = dict(meta or {})
         self._seed = seed
         self.rng = np.random.default_rng(seed)
-        self._advisor = None
+        self._advisor: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
         if weights.advice != "none":
             self._advisor = self._make_advisor(game)
 
-    def _make_advisor(self, game: Any):
-        """The player whose choice a policy with ``advice`` takes as an input (the heuristic, deterministic)."""
-        from .heuristic import HeuristicAgent
-
+    def _make_advisor(self, game: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+        """The heuristic whose choice a policy with ``advice`` takes as an input (deterministic)."""
         if game is None:
             from uno_env.config import RuleConfig
 
@@ -213,7 +278,7 @@ class NumpyPolicyAgent:
             raise ValueError(f"policy {self.name!r} expects observations of shape ({self.weights.obs_dim},) and "
                              f"{self.num_actions} actions, but game {g.name!r} with {g.num_players} players gives "
                              f"({g.obs_dim},) and {g.num_actions}")
-        return HeuristicAgent(g, seed=0)
+        return heuristic_advisor(g)
 
     @classmethod
     def load(cls, path: str | os.PathLike, game: Any = None, name: str | None = None, deterministic: bool = False,
@@ -252,7 +317,7 @@ class NumpyPolicyAgent:
         """The policy's actions for a batch: sampled (Gumbel-max) or, if deterministic, the argmax of the legal logits.
         """
         masks = np.asarray(action_masks) != 0
-        advice = None if self._advisor is None else self._advisor.act_batch(observations, action_masks)
+        advice = None if self._advisor is None else self._advisor(observations, action_masks)
         logits = self.weights.logits(observations, masks, advice)
         if not self.deterministic:
             u = self.rng.random(logits.shape, dtype=np.float32)

@@ -5,8 +5,9 @@ One policy per game and player count, in ``uno_env/agents/policies/<game>_<n>p.n
 agent picks the file that fits the environment's game and player count; where none fits it says which exist.
 
 A policy trained with ``policy.advice: heuristic`` (2-player classic's and pocket's) is told the heuristic's choice: the
-agent runs :class:`~uno_env.agents.heuristic.HeuristicAgent` on every observation and feeds its action to the
-network (see :class:`~uno_env.agents.policy.NumpyPolicyAgent`).
+agent runs the compiled heuristic (:func:`~uno_env.agents.policy.heuristic_advisor`, the same choices as the
+``heuristic`` agent) on every observation and feeds its action to the network (see
+:class:`~uno_env.agents.policy.NumpyPolicyAgent`).
 """
 from __future__ import annotations
 

@@ -210,3 +210,40 @@ def test_cli_rejects_a_bad_agent_argument_by_name(capsys):
     assert main(["evaluate", "ismcts:sims=0", "random", "-g", "1", "-q"]) == 2
     err = capsys.readouterr().err
     assert "sims" in err and "1..1000000" in err
+
+
+@pytest.mark.parametrize("game, n, rules, weights", [
+    ("classic", 2, None, None),
+    ("classic", 3, {"stacking": "any", "seven_zero": True, "jump_in": True}, {"deny": 5.0, "wild_save": 1.0}),
+    ("classic", 2, "official", None),
+    ("pocket", 4, None, None),
+    ("dice", 2, None, None),
+    ("dice", 4, None, {"deny": 5.0}),  # the card weights do not reach UNO Dice's player, in either
+])
+def test_the_arena_heuristic_plays_its_compiled_twin_with_the_same_games(game, n, rules, weights):
+    """The arena plays a card game's heuristic compiled: every game (winner, length, points, seat) is the one the
+    Python agent plays, with its weights."""
+    from uno_env.agents import HeuristicAgent
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    class Python(HeuristicAgent):  # a subclass plays as it is: the arena swaps only the plain agent
+        pass
+
+    g = Game(make_rules(game, n, rules))
+    fast = run_arena([HeuristicAgent(g, weights=weights), "greedy"], game=game, num_players=n, rules=rules, games=24,
+                     seed=3)
+    slow = run_arena([Python(g, weights=weights), "greedy"], game=game, num_players=n, rules=rules, games=24, seed=3)
+    assert fast.to_dict() == slow.to_dict()
+    assert fast.agents[0].name == "heuristic"
+
+
+def test_the_arena_does_not_ask_the_python_heuristic(monkeypatch):
+    from uno_env.agents import HeuristicAgent
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Python heuristic was asked")
+
+    monkeypatch.setattr(HeuristicAgent, "act", refuse)
+    for game in ("classic", "pocket", "dice"):
+        assert run_arena(["heuristic", "random"], game=game, games=4, seed=0).games == 4

@@ -213,9 +213,9 @@ def test_the_numpy_player_chooses_as_the_torch_policy_also_in_float16(tmp_path, 
 
 def test_the_residual_policy_exports_the_torch_logits_with_its_advice(tmp_path, one_torch_thread):
     """``policy.advice: heuristic`` with ``advice_gain``: the torch network and its numpy export (which computes
-    the advice with agents/heuristic.py) give the same logits on real games; the untrained policy's most likely
+    the advice with the compiled heuristic) give the same logits on real games; the untrained policy's most likely
     action is the heuristic's, and the imitation steps warm up the critic only."""
-    from uno_env.agents.policy import NumpyPolicyAgent, save_policy_files
+    from uno_env.agents.policy import NumpyPolicyAgent, heuristic_advisor, save_policy_files
     from uno_env.config import make_rules
     from uno_env.training.algorithms import batched_ppo as algo
 
@@ -234,12 +234,15 @@ def test_the_residual_policy_exports_the_torch_logits_with_its_advice(tmp_path, 
     teacher = np.zeros(env.num_envs, dtype=np.int64)
     env.teacher_actions(obs, masks, teacher)
     path = save_policy_files(model.net.export(), str(tmp_path / "p.npz"), {"game": "classic", "num_players": 2})
-    agent = NumpyPolicyAgent.load(path, make_rules("classic", 2, cfg.env.rules), deterministic=True)
+    rules = make_rules("classic", 2, cfg.env.rules)
+    agent = NumpyPolicyAgent.load(path, rules, deterministic=True)
+    advice = heuristic_advisor(rules)(obs, masks)
+    np.testing.assert_array_equal(advice, teacher)  # the player's advice is the trainer's teacher
     m = torch.from_numpy(masks != 0)
     with torch.no_grad():
         x = model.net.features(torch.from_numpy(obs.copy()), m, torch.from_numpy(teacher))
         ref = model.net.heads(x)[0].numpy()
-    mine = agent.weights.logits(obs, masks, agent._advisor.act_batch(obs, masks))
+    mine = agent.weights.logits(obs, masks, advice)
     legal = masks != 0
     np.testing.assert_allclose(mine[legal], ref[legal], atol=1e-4)
 

@@ -35,3 +35,15 @@ def test_ratings_follow_the_results():
     r = _ladder().ratings(data)
     assert r["strong"][0] > r["middle"][0] > r["weak"][0]
     assert _ladder().ratings(data) == r  # the same JSON always gives the same ratings
+
+
+def test_a_table_names_the_pairs_played_with_more_games():
+    pytest.importorskip("openskill")
+    data = {"game": "classic", "num_players": 2, "pairs": [
+        {"a": "x", "b": "y", "games": 100, "wins_a": 60, "wins_b": 40, "truncated": 0},
+        {"a": "x", "b": "z", "games": 100, "wins_a": 70, "wins_b": 30, "truncated": 0},
+        {"a": "y", "b": "z", "games": 1000, "wins_a": 520, "wins_b": 480, "truncated": 0},
+    ]}
+    head = _ladder().table(data).splitlines()[0]
+    assert "(100 games per pair, y vs z 1,000, seats rotated)" in head
+    assert "52.0% [48.9, 55.1]" in _ladder().table(data)  # the 1,000-game pair's interval

@@ -1,6 +1,6 @@
 """``policy.advice: heuristic``: the network is told the heuristic's choice (one-hot) and, with ``advice_gain``,
-that action's logit gets a fixed bonus (a residual policy).  The numpy player computes the same input with
-agents/heuristic.py, so a shipped policy needs no torch; the format checks its new metadata fields."""
+that action's logit gets a fixed bonus (a residual policy).  The numpy player computes the same input with the
+compiled heuristic, so a shipped policy needs no torch; the format checks its new metadata fields."""
 from __future__ import annotations
 
 import json
@@ -8,16 +8,25 @@ import json
 import numpy as np
 import pytest
 
-from uno_env.agents.policy import NumpyPolicyAgent, PolicyFormatError, PolicyWeights, load_weights, save_policy_files
+from uno_env.agents.base import NoLegalActionError
+from uno_env.agents.heuristic import HeuristicAgent
+from uno_env.agents.policy import (
+    NumpyPolicyAgent,
+    PolicyFormatError,
+    PolicyWeights,
+    heuristic_advisor,
+    load_weights,
+    save_policy_files,
+)
 from uno_env.agents.registry import load_agent
 from uno_env.config import RuleConfig
 from uno_env.core.game import Game
 from uno_env.vector import UnoSingleAgentVectorEnv
 
 
-def _positions(game: str, n: int = 128, steps: int = 12):
+def _positions(game: str, n: int = 128, steps: int = 12, players: int = 2):
     """Observations and masks of real games (heuristic against heuristic)."""
-    g = Game(RuleConfig.make(game))
+    g = Game(RuleConfig.make(game, num_players=players))
     env = UnoSingleAgentVectorEnv(game, n, rules=g.rules, opponents="heuristic", learner_seat="rotate", seed=3,
                                   num_threads=1)
     h = load_agent("heuristic", g, seed=0)
@@ -40,13 +49,14 @@ def _residual(g, gain: float, seed: int = 0, scale: float = 0.1) -> PolicyWeight
     return PolicyWeights(ws, bs, "relu", "symlog", True, "heuristic", gain)
 
 
-@pytest.mark.parametrize("game", ["classic", "dice"])
-def test_a_residual_policy_plays_the_heuristic_until_it_learns_otherwise(tmp_path, game):
+@pytest.mark.parametrize("game, players", [("classic", 2), ("classic", 4), ("pocket", 2), ("dice", 2)])
+def test_a_residual_policy_plays_the_heuristic_until_it_learns_otherwise(tmp_path, game, players):
     """Saved and loaded (float16 as shipped), a residual policy whose own logits are small picks the heuristic's
-    action on every position; the file records the advice and the game, so it loads without being told it."""
-    g, h, obs, masks = _positions(game)
+    action on every position (the Python player's, though the advice comes from the compiled heuristic); the
+    file records the advice and the game, so it loads without being told it."""
+    g, h, obs, masks = _positions(game, players=players)
     path = save_policy_files(_residual(g, 4.0), str(tmp_path / "p.npz"),
-                             {"game": game, "num_players": 2, "rules": g.rules.to_dict()}, dtype=np.float16)
+                             {"game": game, "num_players": players, "rules": g.rules.to_dict()}, dtype=np.float16)
     meta = json.loads((tmp_path / "p.json").read_text())
     assert meta["advice"] == "heuristic" and meta["advice_gain"] == 4.0
     for agent in (NumpyPolicyAgent.load(path, g, deterministic=True), NumpyPolicyAgent.load(path, deterministic=True)):
@@ -66,6 +76,47 @@ def test_the_advice_is_an_input_the_network_can_overrule(tmp_path):
     assert not np.allclose(pw.logits(obs, masks, advice), pw.logits(obs, masks, other))
     with pytest.raises(ValueError, match="advice"):
         pw.logits(obs, masks)
+
+
+@pytest.mark.parametrize("game", ["classic", "dice"])
+def test_the_advice_is_the_compiled_heuristic(monkeypatch, game):
+    """The numpy player asks the compiled heuristic (the arena's speed): with the Python player disabled, a
+    residual policy still gets the same advice, move for move, in act and in act_batch."""
+    g, h, obs, masks = _positions(game, steps=4)
+    expected = h.act_batch(obs, masks)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Python heuristic was asked for the advice")
+
+    monkeypatch.setattr(HeuristicAgent, "act", refuse)
+    monkeypatch.setattr(HeuristicAgent, "act_batch", refuse)
+    np.testing.assert_array_equal(heuristic_advisor(g)(obs, masks), expected)
+    agent = NumpyPolicyAgent(_residual(g, 4.0), deterministic=True, game=g)
+    np.testing.assert_array_equal(agent.act_batch(obs, masks), expected)
+    assert [agent.act(o, m) for o, m in zip(obs[:50], masks[:50])] == expected[:50].tolist()
+
+
+def test_the_compiled_advice_refuses_what_the_environments_never_give():
+    """Wrong shapes, a row without a legal action and non-finite or huge values stop with a clear error before
+    the compiled code; the next good call still works."""
+    g, h, obs, masks = _positions("classic", steps=2)
+    advise = heuristic_advisor(g)
+    with pytest.raises(ValueError, match=rf"\(B, {g.obs_dim}\).*\(B, {g.num_actions}\)"):
+        advise(obs[:, :-1], masks)
+    with pytest.raises(ValueError, match="masks"):
+        advise(obs, masks[:-1])
+    with pytest.raises(ValueError, match="observations"):
+        advise(obs[0], masks[0])
+    bad = masks.copy()
+    bad[5] = 0
+    with pytest.raises(NoLegalActionError, match="row 5"):
+        advise(obs, bad)
+    for value in (np.nan, np.inf, 1e9):
+        odd = obs.copy()
+        odd[3, 7] = value
+        with pytest.raises(ValueError, match="finite"):
+            advise(odd, masks)
+    np.testing.assert_array_equal(advise(obs, masks.astype(bool)), h.act_batch(obs, masks))
 
 
 def test_a_policy_with_advice_needs_its_game(tmp_path):
