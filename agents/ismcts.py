@@ -51,7 +51,6 @@ import numpy as np
 from uno_env.core import engine as E
 from uno_env.core import search as S
 from uno_env.core.baselines import heuristic_weight_array
-from uno_env.core.invariants import FAILURE_NAMES, check_state
 from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
 
 from .base import BaseAgent, NoLegalActionError
@@ -239,9 +238,10 @@ class ISMCTSAgent(BaseAgent):
         if st.dtype != np.int32 or st.shape != (g.state_len,):
             raise ValueError(f"ismcts: state must be an int32 state row of length {g.state_len}; got {st.dtype} "
                              f"{st.shape}")
-        bad = check_state(st, g.cfg, g.spec, g.dice)
-        if bad:
-            raise ValueError(f"ismcts: the state breaks an invariant ({FAILURE_NAMES[bad]})")
+        # every field in range before compiled code indexes by it (shown_from, top...), then the invariants
+        problem = g.state_problem(st)
+        if problem:
+            raise ValueError(f"ismcts: the state is not one the rules can reach: {problem}")
         cur = int(st[E.S_CUR])
         if seat is not None and int(seat) != cur:
             raise ValueError(f"ismcts: seat {seat} is not the seat to act ({cur})")
