@@ -56,7 +56,7 @@ from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
 from .base import BaseAgent, NoLegalActionError
 
 __all__ = ["ISMCTSAgent", "DEFAULT_SIMS", "DEFAULT_ROLLOUT", "DEFAULT_C", "DEFAULT_HORIZON", "DEFAULT_Z",
-           "ISMCTS_ARGUMENTS", "MODES", "OPPONENT_MODELS", "default_mode"]
+           "ISMCTS_ARGUMENTS", "MODES", "OPPONENT_MODELS", "default_mode", "default_horizon", "DEFAULT_HORIZON_MULTI"]
 
 #: the default budget per search mode (samples for ``flat``, simulations for ``tree``) and the default rollout
 #: policy (chosen by pilots against the heuristic: see the README's arena table)
@@ -64,8 +64,17 @@ DEFAULT_SIMS = {"flat": 100, "tree": 200}
 DEFAULT_ROLLOUT = "heuristic"
 #: UCB1 exploration constant (wins are 0/1 per simulation)
 DEFAULT_C = 0.7
-#: rollout decisions before a simulation is scored from the hand sizes (0: play the round out)
+#: rollout decisions before a simulation is scored from the hand sizes (0: play the round out): the round played out
+#: at 2 players and in the tree; 20 decisions in the flat search at 3 or more players, where one seat's own win is a
+#: rare, noisy outcome of a long rollout and the hand sizes 20 decisions on say more per sample (pilots: the README)
 DEFAULT_HORIZON = 0
+DEFAULT_HORIZON_MULTI = 20
+
+
+def default_horizon(game: Any, mode: str) -> int:
+    """The default rollout horizon: :data:`DEFAULT_HORIZON_MULTI` in the flat search with 3 or more players, else
+    :data:`DEFAULT_HORIZON` (the round played out)."""
+    return DEFAULT_HORIZON_MULTI if mode == "flat" and game.num_players >= 3 else DEFAULT_HORIZON
 #: the search: ``flat`` (flat Monte Carlo with common random numbers, the default in the card games) or ``tree``
 #: (SO-ISMCTS, the default in UNO Dice, where every hand is public and only the future rolls are sampled)
 MODES = ("flat", "tree")
@@ -102,7 +111,8 @@ ISMCTS_ARGUMENTS: dict[str, str] = {
     "rollout": f"rollout policy: one of {', '.join(S.ROLLOUTS)} (default {DEFAULT_ROLLOUT})",
     "c": f"UCB1 exploration constant, 0 <= c <= 100 (default {DEFAULT_C})",
     "horizon": f"rollout decisions before the position is scored from the hand sizes, an integer 0..100000; "
-               f"0 plays the round out (default {DEFAULT_HORIZON})",
+               f"0 plays the round out (default {DEFAULT_HORIZON_MULTI} in the flat search at 3 or more players, "
+               f"else {DEFAULT_HORIZON})",
     "mode": f"search: one of {', '.join(MODES)} (default flat in classic and pocket, tree in dice)",
     "opp": f"the other seats' moves in the tree: one of {', '.join(OPPONENT_MODELS)} (default {DEFAULT_OPP})",
     "bias": f"progressive bias toward the rollout policy's choice, 0 <= bias <= 100 (default {DEFAULT_BIAS:g})",
@@ -134,7 +144,7 @@ class ISMCTSAgent(BaseAgent):
 
     def __init__(self, game: Any = "classic", seed: int | None = None, sims: int | None = None,
                  ms: float | None = None, rollout: str = DEFAULT_ROLLOUT, c: float = DEFAULT_C,
-                 horizon: int = DEFAULT_HORIZON, mode: str | None = None, opp: str = DEFAULT_OPP,
+                 horizon: int | None = None, mode: str | None = None, opp: str = DEFAULT_OPP,
                  bias: float = DEFAULT_BIAS, z: float = DEFAULT_Z, prune: float = DEFAULT_PRUNE):
         super().__init__(game, seed)
         if sims is not None and ms is not None:
@@ -146,6 +156,8 @@ class ISMCTSAgent(BaseAgent):
             raise ValueError(f"ismcts: rollout must be one of {', '.join(S.ROLLOUTS)}; got {rollout!r}")
         self.rollout = rollout
         self.c = _number("c", c, float, 0.0, 100.0)
+        if horizon is None:
+            horizon = default_horizon(self.game, mode if mode in MODES else "")
         self.horizon = _number("horizon", horizon, int, 0, 100_000)
         for name, value, allowed in (("mode", mode, MODES), ("opp", opp, OPPONENT_MODELS)):
             if value not in allowed:
