@@ -42,19 +42,13 @@ import numpy as np
 
 from uno_env.core import engine as E
 from uno_env.core.cards import DRAW_TWO, REVERSE, SKIP, WILD_DRAW_FOUR
+from uno_env.core.dice_baselines import DICE_HEURISTIC_WEIGHTS, dice_tables
 
 from .base import BaseAgent
 
-DEFAULT_WEIGHTS: dict[str, float] = {
-    "deny": 1.0,  # times P(the player facing the new centre die cannot follow it)
-    "draw": 0.35,  # per die the play makes its victim draw
-    "extra_turn": 1.0,  # two players: times P(we can follow our own Skip/Reverse/Draw Two/Wild Draw Four)
-    "keep_wild": 0.6,  # per plain Wild left in hand after the play
-    "colour_kept": 0.08,  # per die left in hand that follows the colour on top after the play
-    "skip": 0.3,  # three or more players: a Skip / Draw card takes a turn from the next player
-    "lead": 0.0,  # what hurts a player counts (1 + lead * (3 - dice held)) times, for 1 or 2 dice held
-    "flex": 1.0,  # with 1 or 2 dice left after the play: times P(they can follow a random centre die)
-}
+#: the weights (``weights=`` overrides them by name); the compiled player (``uno_env.core.dice_baselines``) reads
+#: the same table
+DEFAULT_WEIGHTS: dict[str, float] = DICE_HEURISTIC_WEIGHTS
 
 _SKIPS = (SKIP, DRAW_TWO, WILD_DRAW_FOUR)
 _DRAWS = {DRAW_TWO: 2, WILD_DRAW_FOUR: 4}
@@ -81,26 +75,13 @@ class DiceHeuristicAgent(BaseAgent):
         self._points = av.kind_points
         self._wild = av.is_wild
         self._wd4 = self._symbol == WILD_DRAW_FOUR
-        # chance that a rolled die shows each kind: every die of the set is equally likely to be rolled
-        faces = np.asarray(self.game.dice).ravel()
-        self._face_p = np.bincount(faces, minlength=self.k)[: self.k] / faces.size
-        # matches[t, c]: (K,) bool, which kinds follow centre kind t when the current colour is c
-        self._matches = np.zeros((self.k, 4, self.k), dtype=bool)
-        for t in range(self.k):
-            for c in range(4):
-                self._matches[t, c] = self._wild | (self._colour == c) | (self._symbol == self._symbol[t])
-        self._q = (self._matches * self._face_p).sum(axis=2)  # (K, 4): P(a rolled die follows)
-        # a future centre die: a rolled face, a wild one in a colour named at random
-        top_p = np.zeros((self.k, 4))
-        for t in range(self.k):
-            if self._wild[t]:
-                top_p[t, :] = self._face_p[t] / 4.0
-            else:
-                top_p[t, self._colour[t]] = self._face_p[t]
-        self._top_p = top_p
-        # P(a kind follows a random future centre die), and per die its mean over the die's six faces
-        follow = (self._matches * top_p[:, :, None]).sum(axis=(0, 1))
-        self._die_keep_value = follow[np.asarray(self.game.dice)[: self.game.num_dice]].mean(axis=1)
+        # the odds of a roll, computed once per game by the code the compiled player's tables come from
+        tables = dice_tables(self.game.spec, self.game.dice, self.game.num_dice)
+        self._face_p = tables["face_p"]  # P(a rolled die shows each kind)
+        self._matches = tables["matches"]  # [t, c]: (K,) bool, the kinds that follow centre t in colour c
+        self._q = tables["q"]  # (K, 4): P(a rolled die follows)
+        self._top_p = tables["top_p"]  # (K, 4): P(a future centre die is t in colour c)
+        self._die_keep_value = tables["die_keep_value"]  # per die: P(one of its faces follows a future centre)
 
     # ------------------------------------------------------------------------------------------ reading
     def _other_hand(self, obs: np.ndarray, rel: int) -> np.ndarray:

@@ -455,8 +455,8 @@ def test_single_agent_baseline_names_as_opponents():
                                     learner_seat="random")
     obs, masks = env.reset()
     assert env.opponents == ["greedy", "random"] and env.opponents_in_kernel  # both compiled into the kernel
-    for name in ("greedy", "heuristic"):  # UNO Dice's players move through their act_batch
-        assert not V.UnoSingleAgentVectorEnv("dice", 4, opponents=name, seed=0).opponents_in_kernel
+    for name in ("greedy", "heuristic"):  # UNO Dice's players are compiled too (core/dice_baselines.py)
+        assert V.UnoSingleAgentVectorEnv("dice", 4, opponents=name, seed=0).opponents_in_kernel
     for _ in range(40):
         obs, masks, *_ = env.step(choose(obs, masks))
         assert (env.seats == env.learner_seat).all() and env.check_invariants().size == 0

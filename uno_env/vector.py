@@ -190,7 +190,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         # the multi-agent face has no opponents; the single-agent face replaces these three
         self._opponent_ids = np.zeros((B, max(n - 1, 1)), dtype=np.int64)
         self._pool_kind = np.zeros(0, dtype=np.int64)
-        self._weights = BL.heuristic_weight_array()
+        self._weights = BL.baseline_weight_array(self.game)
         self._has_reset = False
         self._link_infos()
 
@@ -652,8 +652,8 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         (next seat after the learner's first) for the ``games`` that are starting an episode; called with every
         game at ``reset`` and with the games that finished an episode, before their opponents move.  It may grow
         the pool with :meth:`add_opponent`.  Without a sampler every game keeps its indices (``opponent_ids``,
-        all 0 at first).  ``"random"``, and in the card games ``"greedy"`` and ``"heuristic"`` (by name),
-        play inside the compiled kernel, from each game's opponent stream; policy objects move through their
+        all 0 at first).  ``"random"``, ``"greedy"`` and ``"heuristic"`` (by name) play inside the compiled
+        kernel, from each game's opponent stream; policy objects move through their
         ``act_batch``, one call per policy and round of moves over the games waiting for them.
         """
         pool = list(pool)
@@ -670,8 +670,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
     def _compiled_kind(self, policy: Any) -> int:
         if _is_random(policy):
             return BL.KIND_RANDOM
-        # UNO Dice plays dice, not faces: its greedy and heuristic move through their Python act_batch
-        if isinstance(policy, str) and policy in BL.COMPILED_BASELINES and self.game.name != "dice":
+        if isinstance(policy, str) and policy in BL.COMPILED_BASELINES:
             return BL.COMPILED_BASELINES[policy]
         return BL.KIND_EXTERNAL
 
@@ -679,8 +678,8 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         """Append ``policy`` to the opponent pool; returns its pool index.
 
         ``policy``: an object with ``act_batch``, or a baseline name of ``agents.registry``: ``"random"``,
-        ``"greedy"`` and ``"heuristic"`` play inside the compiled kernel (UNO Dice's heuristic through its
-        ``act_batch``), other names are resolved through :mod:`uno_env.opponents`.
+        ``"greedy"`` and ``"heuristic"`` play inside the compiled kernel, other names are resolved through
+        :mod:`uno_env.opponents`.
         """
         kind = self._compiled_kind(policy)
         if isinstance(policy, str) and kind == BL.KIND_EXTERNAL:

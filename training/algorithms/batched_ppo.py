@@ -34,7 +34,6 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from uno_env.agents.base import Agent
 from uno_env.agents.policy import NumpyPolicyAgent, PolicyWeights
 
 from ..config import TrainConfig
@@ -178,11 +177,10 @@ class BatchedPoolEnv:
         self._seed = seed
         self._episode_opponents = self.env.opponent_ids.copy()  # whom each game's current episode is against
         self.restored = False  # True after load_state: the games go on where the checkpoint left them
-        from uno_env.core.baselines import heuristic_weight_array
+        from uno_env.core.baselines import baseline_weight_array
 
-        self._weights = heuristic_weight_array()
+        self._weights = baseline_weight_array(self.game)
         self._no_shift = np.zeros(self.num_envs, dtype=np.int64)
-        self._dice_teacher: Agent | None = None
 
     # -- exact resume: the games, their opponents and the snapshot players' streams ----------------------------
     def save_state(self, path: str) -> None:
@@ -239,18 +237,11 @@ class BatchedPoolEnv:
         return ids
 
     def teacher_actions(self, obs: np.ndarray, masks: np.ndarray, out: np.ndarray) -> None:
-        """The teacher's choice for every learner decision (kickstarting): the compiled heuristic of the card
-        games, or UNO Dice's heuristic through its ``act_batch``."""
+        """The teacher's choice for every learner decision (kickstarting): the compiled heuristic (UNO Dice's own
+        in UNO Dice)."""
         from uno_env.core import baselines as BL
 
         g = self.game
-        if g.name == "dice":
-            if self._dice_teacher is None:
-                from uno_env.agents.registry import load_agent
-
-                self._dice_teacher = load_agent("heuristic", g, seed=0)
-            out[:] = self._dice_teacher.act_batch(obs, masks)
-            return
         BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets, self._weights,
                             self._no_shift, out)
 

@@ -7,8 +7,10 @@ here: the Python agent draws it from its numpy stream, the batched simulator fro
 
 The card-game heuristic is ported line by line, floating-point operations in the same order, so the scores (and
 so the choices) are bit-for-bit those of the Python agents.  UNO Dice, where a play names a die rather than a
-face, keeps its Python players (``agents/greedy.py``, ``agents/dice_heuristic.py``) for now: in the batched
-simulator they move through ``act_batch``.
+face, has its own heuristic (``agents/dice_heuristic.py``), compiled in :mod:`uno_env.core.dice_baselines`;
+greedy plays UNO Dice as the Python agent does, choosing the face with the card rule and then the lowest die
+showing it.  Every compiled player takes one float64 parameter array, :func:`baseline_weight_array`: the card
+heuristic's weights, and in UNO Dice the dice heuristic's weights and the dice set's tables after them.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import dice_baselines as DB
 from . import engine as E
 from . import observe as O
 from . import wilds
@@ -71,6 +74,17 @@ def heuristic_weight_array(weights: dict[str, float] | None = None) -> np.ndarra
     """The weights in the order the compiled heuristic reads them (defaults where ``weights`` has no value)."""
     merged = dict(HEURISTIC_WEIGHTS, **(weights or {}))
     return np.array([float(merged[k]) for k in HEURISTIC_WEIGHTS], dtype=np.float64)
+
+
+def baseline_weight_array(game, weights: dict[str, float] | None = None,
+                          dice_weights: dict[str, float] | None = None) -> np.ndarray:
+    """The parameter array every compiled baseline of ``game`` (a ``core.game.Game``) reads: the card heuristic's
+    weights (``weights`` overrides them by name), and in UNO Dice the dice heuristic's weights (``dice_weights``)
+    and the dice set's tables after them (``dice_baselines.dice_block``)."""
+    w = heuristic_weight_array(weights)
+    if not game.num_dice:
+        return w
+    return np.concatenate([w, DB.dice_block(game.spec, game.dice, game.num_dice, dice_weights)])
 
 
 # ---------------------------------------------------------------------------------------------- action table
@@ -550,26 +564,62 @@ def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, h
     return s
 
 
+# ---------------------------------------------------------------------------------------------- UNO Dice greedy
+@njit(cache=True)
+def dice_greedy_action(obs, mask, spec, offs, w, n, shift):
+    """``GreedyAgent``'s choice in UNO Dice: the card rule over the faces the legal dice show, then the lowest
+    die showing the chosen face; -1 when ``w`` lacks the dice block."""
+    d = DB.dice_count(mask, spec)
+    if not DB.block_fits(w, spec, d):
+        return -1
+    km = np.empty(mask.shape[0], dtype=np.int8)
+    DB.kind_mask(obs, mask, spec, offs, w, d, km)
+    best = greedy_action(obs, km, spec, offs, n, shift)
+    if 0 <= best < _start(E.A_COLOUR_K, E.A_COLOUR_B, spec.shape[0]):
+        die = DB.die_for(obs, mask, spec, offs, w, d, best, False)
+        return die if die >= 0 else best
+    return best
+
+
 # ---------------------------------------------------------------------------------------------- dispatch
 @njit(cache=True)
 def baseline_action(kind, obs, mask, cfg, spec, offs, w, scratch, rng):
-    """The action of compiled baseline ``kind`` (KIND_*) for one seat's ``obs`` and ``mask``; -1 if it has none.
+    """The action of compiled baseline ``kind`` (KIND_*) for one seat's ``obs`` and ``mask``; -1 if it has none
+    (or, in UNO Dice, when ``w`` is not the game's :func:`baseline_weight_array`).
 
     ``rng`` (a PRNG word) gives the random player its draw and greedy its tie-break rotation.
     """
+    dice = cfg[E.C_GAME] == E.GAME_DICE
     if kind == KIND_GREEDY:
-        return greedy_action(obs, mask, spec, offs, cfg[E.C_NP], E._below(rng, mask.shape[0]))
-    if kind == KIND_HEURISTIC and cfg[E.C_GAME] != E.GAME_DICE:
+        shift = E._below(rng, mask.shape[0])
+        if dice:
+            return dice_greedy_action(obs, mask, spec, offs, w, cfg[E.C_NP], shift)
+        return greedy_action(obs, mask, spec, offs, cfg[E.C_NP], shift)
+    if kind == KIND_HEURISTIC:
+        if dice:
+            return DB.heuristic_action(obs, mask, cfg, spec, offs, w)
         return heuristic_action(obs, mask, cfg, spec, offs, w, scratch)
     return -1
 
 
 @njit(cache=True, nogil=True)
 def baseline_actions(kind, obs, masks, cfg, spec, offs, w, shifts, out):
-    """``out[i]`` = compiled baseline ``kind``'s action for row ``i`` (greedy: tie-break rotation ``shifts[i]``)."""
+    """``out[i]`` = compiled baseline ``kind``'s action for row ``i`` (greedy: tie-break rotation ``shifts[i]``);
+    ``w``: the game's :func:`baseline_weight_array`.  Returns the first row left without an action (``out`` -1:
+    an all-zero mask, or UNO Dice with a ``w`` lacking the dice block), else -1."""
     scratch = np.zeros(E.STATE_LEN, dtype=np.int32)
+    dice = cfg[E.C_GAME] == E.GAME_DICE
+    bad = -1
     for i in range(masks.shape[0]):
         if kind == KIND_GREEDY:
-            out[i] = greedy_action(obs[i], masks[i], spec, offs, cfg[E.C_NP], shifts[i])
+            if dice:
+                out[i] = dice_greedy_action(obs[i], masks[i], spec, offs, w, cfg[E.C_NP], shifts[i])
+            else:
+                out[i] = greedy_action(obs[i], masks[i], spec, offs, cfg[E.C_NP], shifts[i])
+        elif dice:
+            out[i] = DB.heuristic_action(obs[i], masks[i], cfg, spec, offs, w)
         else:
             out[i] = heuristic_action(obs[i], masks[i], cfg, spec, offs, w, scratch)
+        if out[i] < 0 and bad < 0:
+            bad = i
+    return bad

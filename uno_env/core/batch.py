@@ -135,7 +135,7 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     seed_buf int64 (B,K)  each game's next episode seeds; counters int64 (B,3) (columns K_*)
     opp_ids  int64 (B,n-1) pool index of each opponent seat (next seat after the learner's first)
     pool_kind int64 (P,)  what plays each pool index (``baselines.KIND_*``); length 0: every opponent is random
-    weights  f64 (16,)    the heuristic's weights (``baselines.heuristic_weight_array``)
+    weights  f64 (W,)     the compiled baselines' parameters (``baselines.baseline_weight_array``)
     """
     n = cfg[E.C_NP]
     step = actions.shape[0] > 0
