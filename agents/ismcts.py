@@ -29,6 +29,24 @@ heuristic's choice on evidence. In UNO Dice, where every hand is public and only
 with greedy rollouts won 64.0% [58.4, 69.2] against flat's 51.3% [45.7, 56.9] (2 players; 4 players 55.0% [48.1,
 61.7] against 54.5% [47.6, 61.3] in 200 games).
 
+At 3 or more players the flat search cuts each rollout after 20 decisions and scores the hand sizes
+(``horizon=20``; the round played out at 2 players). With the round played out it was level with the heuristic at
+4 players (2,000 games: classic 50.1% [48.0, 52.3], pocket 50.9% [48.7, 53.1]): a seat's own win among four is a rare,
+noisy outcome of a long rollout, so 100 samples seldom show a better action. ``benchmarks/search_oracle.py`` scores
+each variant's decisions on the states of 40 heuristic games against a 2,000-sample estimate of every action's gain
+(4 players, the model's own win per game of one seat, summed): played out, 0.10 in classic and 0.02 in pocket;
+``horizon=20`` 0.37 and 0.33, at about a fifth of the CPU time; ``horizon=10`` 0.28; ``z=1.5`` 0.15; 300 samples played
+out 0.38, with ``horizon=20`` 0.44 (2.3 times the time); the 2,000-sample estimate itself finds 1.05 and 0.97
+(``benchmarks/results/arena/ismcts_pilots/oracle_*``).
+
+Inference from draws was tried and gave nothing: a branch recorded, per seat, what it drew on (top card, colour,
+hand size) and dealt samples in which a seat that drew held nothing playable then (``draws=model``: the heuristic
+and greedy draw only when they must; the rules allow a voluntary draw, so it is not a rule). Against the heuristic
+(seed 0, rounds played out): 4-player classic 49.5% [47.3, 51.6] (2,000 games; with ``horizon=20`` 49.9%, ``z=1``
+48.0%, 1,000 games), 4-player pocket 51.7% [48.6, 54.8], 2-player classic 52.4% [49.3, 55.5] (1,000 games), none
+above the search without it. Three more state fields would have lengthened every game's row, so it was not
+merged (the pilots: ``benchmarks/results/arena/ismcts_pilots/``).
+
 A search needs the game state, not only the observation vector: like OpenSpiel's bots, the agent is handed the
 whole state (:meth:`ISMCTSAgent.act_from_state`) and reads it only through the determinization, which copies
 the seat's own information and redraws the rest (tests: two states that differ only in what the seat cannot

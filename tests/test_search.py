@@ -377,8 +377,8 @@ def test_every_search_variant_is_legal_and_reproducible(kwargs):
     _play_with(dice, [ISMCTSAgent(dice, seed=s, sims=5, **kwargs) for s in range(2)], 1)
 
 
-@pytest.mark.parametrize("name,n,mode,want", [("classic", 2, None, 0), ("classic", 4, None, 20), ("pocket", 3, None, 20),
-                                              ("classic", 4, "tree", 0), ("dice", 4, None, 0)])
+@pytest.mark.parametrize("name,n,mode,want", [("classic", 2, None, 0), ("classic", 4, None, 20),
+                                              ("pocket", 3, None, 20), ("classic", 4, "tree", 0), ("dice", 4, None, 0)])
 def test_default_horizon_depends_on_players_and_search(name, n, mode, want):
     """At 3 or more players the flat search scores its rollouts from the hand sizes after 20 decisions (the round
     played out at 2 players and in the tree): the default decides like the explicit horizon and, at 4 players,
