@@ -6,8 +6,8 @@ For each game at 2 and 4 players this prints:
   (``random``, ``greedy``, ``heuristic``; legal mask + policy + step per decision, no observations);
 * inside the search: simulated decisions/s (every decision a simulation takes in the tree and in its rollout,
   determinization included) and simulations/s (flat search: samples/s, each sample one rollout per legal root
-  action), at the agent's default search, budget and rollout (``flat``, up to 100 samples, in the card games, its
-  rollouts cut at 20 decisions at 4 players; ``tree``, 200 simulations, in UNO Dice; ``heuristic`` rollouts);
+  action), at the agent's default search, budget and rollout (``flat``, up to 100 samples, in the card games;
+  ``tree``, 200 simulations, in UNO Dice; ``heuristic`` rollouts);
 * the time per decision at the default budget (mean and 95th percentile over the decisions of ``--games`` games
   that the ``ismcts`` agent plays against ``heuristic``; decisions with one legal action take no search and are
   left out).
@@ -29,7 +29,6 @@ import numpy as np
 
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.ismcts import (
-    DEFAULT_HORIZON_MULTI,
     DEFAULT_ROLLOUT,
     DEFAULT_SIMS,
     DEFAULT_Z,
@@ -114,8 +113,7 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="also write the results as JSON here")
     args = ap.parse_args()
     load = os.getloadavg()
-    print(f"ismcts defaults: flat search with {DEFAULT_SIMS['flat']} samples (z={DEFAULT_Z:g}; rollouts cut at "
-          f"{DEFAULT_HORIZON_MULTI} decisions at 4 players) in the card games, tree "
+    print(f"ismcts defaults: flat search with {DEFAULT_SIMS['flat']} samples (z={DEFAULT_Z:g}) in the card games, tree "
           f"search with {DEFAULT_SIMS['tree']} simulations in dice, rollout {DEFAULT_ROLLOUT}; "
           f"speeds per CPU second of one core; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} CPUs")

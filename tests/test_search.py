@@ -377,30 +377,6 @@ def test_every_search_variant_is_legal_and_reproducible(kwargs):
     _play_with(dice, [ISMCTSAgent(dice, seed=s, sims=5, **kwargs) for s in range(2)], 1)
 
 
-@pytest.mark.parametrize("name,n,mode,want", [("classic", 2, None, 0), ("classic", 4, None, 20),
-                                              ("pocket", 3, None, 20), ("classic", 4, "tree", 0), ("dice", 4, None, 0)])
-def test_default_horizon_depends_on_players_and_search(name, n, mode, want):
-    """At 3 or more players the flat search scores its rollouts from the hand sizes after 20 decisions (the round
-    played out at 2 players and in the tree): the default decides like the explicit horizon and, at 4 players,
-    cuts every rollout at 20 decisions."""
-    g = _game(name, n)
-    kwargs = {} if mode is None else {"mode": mode}
-    default = ISMCTSAgent(g, seed=3, sims=6, **kwargs)
-    explicit = ISMCTSAgent(g, seed=3, sims=6, horizon=want, **kwargs)
-    assert default.horizon == want
-    played = 0
-    for st, _ in _random_states(g, range(2), 30, np.random.default_rng(4)):
-        if E.legal_mask(st, g.cfg, g.spec, g.dice, np.zeros(g.num_actions, np.int8)) < 2:
-            continue
-        assert default.act_from_state(st) == explicit.act_from_state(st)
-        info = default.last_search
-        if want and info["simulations"]:
-            # every rollout (one per sampled root action) stops within the horizon after the root action
-            assert info["decisions"] <= (want + 1) * sum(info["visits"].values())
-        played += 1
-    assert played > 10
-
-
 def test_flat_search_scores_every_root_action_on_the_same_samples():
     g = _game("classic", 2)
     st, _ = _new(g, 5)
