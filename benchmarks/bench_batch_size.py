@@ -2,8 +2,9 @@
 
 Issue 17 asks that B=8192 runs at least as fast per game as B=1024.  On a shared machine two sequential runs see
 different loads, so this alternates short bursts of the two batch sizes in one process, on one simulator thread,
-and counts steps per CPU-second of this process; the ratio of the medians is the number to read.  The state row's
-bytes per game are printed beside it (``Game.state_len`` int32 entries).
+and counts steps per CPU-second of this process; the ratio of the medians is the number to read.  The bytes a game
+keeps are printed beside it: its state row (``Game.state_len`` int32 entries) and the float32 observation and int8
+legal mask rows that every step writes.
 
     python benchmarks/bench_batch_size.py [--games classic pocket dice] [--players 2 4] [--batches 1024 8192]
                                           [--bursts 9] [--burst 0.3] [--json out.json]
@@ -43,7 +44,8 @@ def main() -> None:
     small, big = args.batches
     print(f"one simulator thread; {args.bursts} alternating bursts of {args.burst:g} CPU-s; steps per CPU-second "
           f"(median); load average {os.getloadavg()[0]:.2f} at the start")
-    print(f"{'game':<9}{'players':>7}{'row bytes':>11}{f'B={small}':>13}{f'B={big}':>13}{'big/small':>11}")
+    print(f"{'game':<9}{'players':>7}{'row bytes':>11}{'obs+mask':>10}{f'B={small}':>13}{f'B={big}':>13}"
+          f"{'big/small':>11}")
     out = {}
     for game in args.games:
         for n in args.players:
@@ -57,9 +59,12 @@ def main() -> None:
                     runs[b].append(burst(envs[b], policy, args.burst))
             med = {b: statistics.median(v) for b, v in runs.items()}
             row_bytes = 4 * envs[small].game.state_len
+            io_bytes = envs[small].observations[0].nbytes + envs[small].masks[0].nbytes
             ratio = med[big] / med[small]
-            print(f"{game:<9}{n:>7}{row_bytes:>11,}{med[small]:>13,.0f}{med[big]:>13,.0f}{ratio:>11.2f}", flush=True)
-            out[f"{game}/{n}p"] = {"row_bytes": row_bytes, "runs": {str(b): v for b, v in runs.items()}}
+            print(f"{game:<9}{n:>7}{row_bytes:>11,}{io_bytes:>10,}{med[small]:>13,.0f}{med[big]:>13,.0f}{ratio:>11.2f}",
+                  flush=True)
+            out[f"{game}/{n}p"] = {"row_bytes": row_bytes, "obs_mask_bytes": io_bytes,
+                                   "runs": {str(b): v for b, v in runs.items()}}
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))

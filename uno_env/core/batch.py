@@ -42,6 +42,10 @@ K_EPISODE = 1  # index of the episode being played
 K_SEED = 2  # core seed of the episode being played
 COUNTERS_LEN = 3
 
+#: how many games ahead the kernel asks for a game's first lines, and (once those are in) for the rest
+HEAD_AHEAD = 8
+REST_AHEAD = 4
+
 OPP_SALT = np.int64(0x2545F4914F6CDD1D)  # opponent PRNG of an episode = splitmix64(core seed ^ OPP_SALT)
 
 
@@ -147,11 +151,12 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
     dry = 0
     for i in range(rows.shape[0]):
-        # big batches do not fit the caches: ask for game i+4's head and game i+2's other lines now (prefetch.py)
-        if i + 4 < rows.shape[0]:
-            prefetch_game_head(states, rows[i + 4])
-        if i + 2 < rows.shape[0]:
-            prefetch_game_rest(states, obs, masks, cfg, rows[i + 2])
+        # big batches do not fit the caches: ask for game i+HEAD_AHEAD's head and game i+REST_AHEAD's other lines
+        # now (prefetch.py)
+        if i + HEAD_AHEAD < rows.shape[0]:
+            prefetch_game_head(states, rows[i + HEAD_AHEAD])
+        if i + REST_AHEAD < rows.shape[0]:
+            prefetch_game_rest(states, obs, masks, cfg, rows[i + REST_AHEAD])
         b = rows[i]
         st = states[b]
         rng = rngs[b]

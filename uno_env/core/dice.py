@@ -117,18 +117,20 @@ def plays_by_die(st, cfg, dice, mask):
     start = A_PLAY_DIE_K * k + A_PLAY_DIE_B
     seat = st[S_CUR]
     only = st[S_DRAWN_DIE] if st[S_PHASE] == PH_DRAWN else -1
+    count = 0
     for die in range(nd):
         if st[O_DIE_LOC + die] != seat or (only >= 0 and die != only):
             continue
         kind = dice[die, st[O_DIE_FACE + die]]
         if mask[kind] != 0:
             mask[start + die] = 1
+            count += 1
         if mask[k + kind] != 0:
             mask[start + nd + die] = 1
-    count = 0
+            count += 1
     for a in range(2 * k):
         mask[a] = 0
-    for a in range(mask.shape[0]):
+    for a in range(2 * k, start):  # the other legal actions (draw, reroll, accept, ...); the die plays are counted
         count += mask[a]
     return count
 
