@@ -6,8 +6,8 @@ For each game at 2 and 4 players this prints:
   (``random``, ``greedy``, ``heuristic``; legal mask + policy + step per decision, no observations);
 * inside the search: simulated decisions/s (every decision a simulation takes in the tree and in its rollout,
   determinization included) and simulations/s (flat search: samples/s, each sample one rollout per legal root
-  action), at the agent's default search, budget and rollout (``flat``, 50 samples, in the card games; ``tree``,
-  200 simulations, in UNO Dice; ``heuristic`` rollouts);
+  action), at the agent's default search, budget and rollout (``flat``, up to 100 samples, in the card games;
+  ``tree``, 200 simulations, in UNO Dice; ``heuristic`` rollouts);
 * the time per decision at the default budget (mean and 95th percentile over the decisions of ``--games`` games
   that the ``ismcts`` agent plays against ``heuristic``; decisions with one legal action take no search and are
   left out).
@@ -28,7 +28,13 @@ import time
 import numpy as np
 
 from uno_env.agents.heuristic import HeuristicAgent
-from uno_env.agents.ismcts import DEFAULT_ROLLOUT, DEFAULT_SIMS, DEFAULT_Z, ISMCTSAgent, default_mode
+from uno_env.agents.ismcts import (
+    DEFAULT_ROLLOUT,
+    DEFAULT_SIMS,
+    DEFAULT_Z,
+    ISMCTSAgent,
+    default_mode,
+)
 from uno_env.config import make_rules
 from uno_env.core import engine as E
 from uno_env.core import search as S

@@ -297,6 +297,11 @@ def test_agent_input_errors_are_clear():
         ag.act_from_state(bad)
     with pytest.raises(ValueError, match="not the seat to act"):
         ag.act_from_state(st, seat=1)
+    for field, value in [(E.S_SHOWN_FROM, 10_000), (E.S_TOP, -5), (E.S_CUR, 3)]:
+        far = st.copy()  # a field the sampler or the heuristic indexes by: refused before compiled code reads it
+        far[field] = value
+        with pytest.raises(ValueError, match="not one the rules can reach"):
+            ag.act_from_state(far)
     for kwargs, field in [({"sims": 0}, "sims"), ({"sims": 2.5}, "sims"), ({"ms": -1}, "ms"), ({"c": "x"}, "c"),
                           ({"rollout": "smart"}, "rollout"), ({"sims": 5, "ms": 5}, "not both"),
                           ({"mode": "pimc"}, "mode must be one of flat, tree"),
@@ -322,6 +327,7 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
     obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, np.int32)
     mask, colours, prng = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64), np.ones(1, np.uint64)
     word = np.ones(1, np.uint64)
+    rollout_obs = np.full(g.obs_dim, 7.0, np.float32)  # stale values everywhere the rollout's view does not write
     checked = 0
     for st, _ in _random_states(g, range(6), 120, np.random.default_rng(0)):
         sample, _ = _sample(g, st, int(st[E.S_CUR]), word)
@@ -331,7 +337,13 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
         got = S.policy_action(sample, g.cfg, g.spec, mask, g.num_actions, S.POLICY_HEURISTIC, prng, obs,
                               g.obs_offsets, w, hs, colours)
         seen, _ = _view(g, sample, seat)
-        assert got == py.act(seen, mask.copy()), (name, PHASE_NAMES[sample[E.S_PHASE]])
+        want = py.act(seen, mask.copy())
+        assert got == want, (name, PHASE_NAMES[sample[E.S_PHASE]])
+        # inside a rollout only the blocks the heuristic reads are written, over the previous state's: one buffer
+        # shared by every state here, as in a rollout, must give the same choice
+        legal = int(mask.sum())
+        assert S._rollout_action(sample, g.cfg, g.spec, mask, g.num_actions, legal, S.POLICY_HEURISTIC, prng,
+                                 rollout_obs, g.obs_offsets, w, hs, colours) == want
         checked += 1
     assert checked > 200
 

@@ -441,7 +441,19 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     scratch[E.S_COLOUR] = cur_colour
     wd_legal = wilds.restricted_wild_legal(scratch, cfg, spec, 0)
     seven_zero = cfg[E.C_SEVEN_ZERO] == 1
-    rem = np.empty(k, dtype=np.int64)
+    # the hand by colour, by symbol and its wilds, once per decision: each play's score reads what is left after
+    # it from these (one kind per colour and symbol) instead of walking the hand again
+    by_colour = np.zeros(4, dtype=np.int64)
+    by_symbol = np.zeros(_NSYM, dtype=np.int64)
+    wilds_held = 0
+    for kind in range(k):
+        if hand[kind] <= 0:
+            continue
+        if _is_wild(spec, kind):
+            wilds_held += hand[kind]
+        else:
+            by_colour[spec[kind, COL_COLOUR]] += hand[kind]
+            by_symbol[spec[kind, COL_SYMBOL]] += hand[kind]
     best_kind, best_s = -1, -np.inf
     for kind in range(k):
         if not playable[kind]:
@@ -451,9 +463,9 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
         if hand_size == 1:
             best_kind, best_s = kind, np.inf
             break
-        s = _score_play(obs, spec, w, n, kind, hand, rem, hand_size, coloured_playable, wd_legal, next_close,
-                        after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total,
-                        sizes_at, seven_zero)
+        s = _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
+                        wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen,
+                        tab, total, sizes_at, seven_zero)
         if s > best_s:
             best_kind, best_s = kind, s
     if best_s < -50.0:  # the best play is a bluff: draw instead
@@ -466,37 +478,27 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
 
 
 @njit(cache=True)
-def _score_play(obs, spec, w, n, kind, hand, rem, hand_size, coloured_playable, wd_legal, next_close, after_close,
-                prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total, sizes_at, seven_zero):
-    """The score of playing ``kind`` (higher is better); the terms are added in the Python agent's order."""
-    k = spec.shape[0]
+def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
+                wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total,
+                sizes_at, seven_zero):
+    """The score of playing ``kind`` (higher is better); the terms are added in the Python agent's order.
+    ``by_colour`` / ``by_symbol`` / ``wilds_held``: the hand's coloured cards per colour and per symbol, its wilds."""
     sym = spec[kind, COL_SYMBOL]
     wild = _is_wild(spec, kind)
-    for kk in range(k):
-        rem[kk] = hand[kk]
-    rem[kind] -= 1
-    if wild:  # a wild names the colour held most of after it
-        col_counts = np.zeros(4, dtype=np.int64)
-        for kk in range(k):
-            if hand[kk] > 0 and rem[kk] and not _is_wild(spec, kk):
-                col_counts[spec[kk, COL_COLOUR]] += rem[kk]
+    if wild:  # a wild names the colour held most of after it (the coloured cards are all still held)
         new_colour = 0
         for c in range(1, 4):
-            if col_counts[c] > col_counts[new_colour]:
+            if by_colour[c] > by_colour[new_colour]:
                 new_colour = c
-    else:
+        colour_left = by_colour[new_colour]
+        other_left = 0  # no coloured card has a wild's symbol
+        wild_left = wilds_held - 1
+    else:  # what is left of its colour, the same symbol in the other colours (its own kind is the only one of
+        # this colour and symbol), the wilds
         new_colour = spec[kind, COL_COLOUR]
-    colour_left = other_left = wild_left = 0
-    for kk in range(k):
-        c = rem[kk]
-        if hand[kk] <= 0 or not c:
-            continue
-        if _is_wild(spec, kk):
-            wild_left += c
-        elif spec[kk, COL_COLOUR] == new_colour:
-            colour_left += c
-        elif spec[kk, COL_SYMBOL] == sym:
-            other_left += c
+        colour_left = by_colour[new_colour] - 1
+        other_left = by_symbol[sym] - hand[kind]
+        wild_left = wilds_held
     left = colour_left + other_left + wild_left
     s = 10.0 + w[W_COLOUR_COUNT] * colour_left + w[W_OTHER_MATCH] * other_left + w[W_POINTS] * spec[kind, COL_POINTS]
     if wild:
