@@ -349,7 +349,8 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
 
 
 def test_dice_heuristic_rollout_falls_back_to_greedy():
-    """UNO Dice's heuristic is Python-only: its ``heuristic`` rollout plays the compiled greedy rule."""
+    """The search's ``heuristic`` rollout in UNO Dice plays the compiled greedy rule: the dice heuristic is compiled
+    (core/dice_baselines.py) but not yet wired into the search, which would change the committed dice results."""
     from uno_env.core import search as S
     from uno_env.core.baselines import heuristic_weight_array
     from uno_env.core.layout import STATE_LEN

@@ -41,8 +41,8 @@ Rollout policies (compiled, :data:`ROLLOUTS`): ``random`` (uniform over the lega
 ``greedy`` agent's rule read from the state row: the highest-value card first, the colour held most of, never
 challenge) and ``heuristic``: the ``heuristic`` agent itself (``baselines.heuristic_action``), handed the acting
 seat's observation of the sample, so the model of every seat is exactly the heuristic agent and reads only
-what that seat would see.  UNO Dice's heuristic is a Python agent (``agents/dice_heuristic.py``) with no
-compiled twin, so in UNO Dice ``heuristic`` rollouts play ``greedy``.
+what that seat would see.  In UNO Dice ``heuristic`` rollouts play ``greedy``: the dice heuristic has a compiled
+twin now (``dice_baselines``), but the search does not call it yet, as that would change the committed dice results.
 """
 from __future__ import annotations
 
@@ -153,8 +153,8 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colour
     ``heuristic`` is the ``heuristic`` agent itself (``baselines.heuristic_action``, which a test holds equal to
     the Python agent): it is handed the acting seat's observation of ``st``, written into ``obs`` (float32,
     the game's observation length; ``offs`` its block offsets), with weights ``w`` and ``hs`` (a state row of
-    scratch).  UNO Dice has no compiled heuristic (its heuristic is the Python ``dice_heuristic`` agent), so there
-    ``heuristic`` falls back to ``greedy``.
+    scratch).  In UNO Dice ``heuristic`` falls back to ``greedy`` (the compiled dice heuristic is not wired in
+    here yet).
     """
     if policy == POLICY_RANDOM:
         return U.random_legal(mask, na, rng)
