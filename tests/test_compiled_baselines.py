@@ -178,7 +178,7 @@ def test_dice_trainer_advice_is_the_shipped_players():
     pytest.importorskip("torch")
     from pathlib import Path
 
-    from uno_env.agents.policy import NumpyPolicyAgent
+    from uno_env.agents.policy import NumpyPolicyAgent, heuristic_advisor
     from uno_env.training.algorithms import batched_ppo as algo
     from uno_env.training.config import load_config
     from uno_env.training.pool import OpponentPool
@@ -187,13 +187,15 @@ def test_dice_trainer_advice_is_the_shipped_players():
     cfg = load_config(root / "configs" / "train" / "dice_ppo.yaml", ["env.n_envs=64", "env.num_threads=1"])
     env = algo.make_env(cfg, OpponentPool(cfg.opponents.baselines, 0.0, seed=0), 0)
     assert env.env.opponents_in_kernel  # the heuristic opponent plays in the kernel in UNO Dice too
-    advisor = NumpyPolicyAgent.load(root / "agents" / "policies" / "dice_2p.npz", env.game)._advisor
+    shipped = NumpyPolicyAgent.load(root / "agents" / "policies" / "dice_2p.npz", env.game)
+    assert shipped.weights.advice == "heuristic"
+    advisor = heuristic_advisor(env.game)  # what the shipped player asks on every observation
     obs, masks = env.reset()
     teacher = np.zeros(env.num_envs, dtype=np.int64)
     choices = 0
     for _ in range(40):
         env.teacher_actions(obs, masks, teacher)
-        assert np.array_equal(teacher, advisor.act_batch(obs, masks))
+        assert np.array_equal(teacher, advisor(obs, masks))
         choices += int(((masks != 0).sum(1) > 1).sum())
         obs, masks, *_ = env.step(teacher)
     assert choices > 500
