@@ -19,6 +19,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import common as U
 from . import dice_baselines as DB
 from . import engine as E
 from . import observe as O
@@ -402,13 +403,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     reroll = _start(E.A_REROLL_K, E.A_REROLL_B, k)
     playable = np.zeros(k, dtype=np.bool_)
     uno_ok = np.zeros(k, dtype=np.bool_)
-    any_play = False
-    for a in range(colour_a):
-        if mask[a] != 0:
-            playable[a % k] = True
-            any_play = True
-            if a >= play_uno:
-                uno_ok[a % k] = True
+    any_play = U.playable_kinds(mask, k, colour_a, play_uno, playable, uno_ok)
     if not any_play:  # nothing to play: draw / reroll / keep / pass / accept, whichever is offered
         for a in (draw, reroll, keep, _start(E.A_PASS_K, E.A_PASS_B, k), _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)):
             if mask[a] != 0:

@@ -62,6 +62,23 @@ def random_legal(mask, na, rng):
     return -1
 
 
+@njit(cache=True, inline="always")
+def playable_kinds(mask, k, colour_a, play_uno, playable, uno_ok):
+    """Which of the ``k`` kinds (cards, or dice faces) the play actions below ``colour_a`` offer: ``playable`` and
+    ``uno_ok`` (playable while calling UNO, the actions from ``play_uno`` on) are filled; returns whether any play
+    is legal.  The compiled heuristics of the card games and of UNO Dice read the mask this way."""
+    playable[:] = False
+    uno_ok[:] = False
+    any_play = False
+    for a in range(colour_a):
+        if mask[a] != 0:
+            playable[a % k] = True
+            any_play = True
+            if a >= play_uno:
+                uno_ok[a % k] = True
+    return any_play
+
+
 @njit(cache=True)
 def seed_rng(rng, seed):
     """Set the game's splitmix64 PRNG word ``rng[0]`` from ``seed`` (compiled)."""

@@ -24,6 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
+from . import common as U
 from . import engine as E
 from . import observe as O
 from ._cache import rule_sources, track_dependencies
@@ -384,13 +385,7 @@ def _choose(obs, km, cfg, spec, offs, w):
         return accept if km[accept] != 0 else first
     playable = np.zeros(k, dtype=np.bool_)
     uno_ok = np.zeros(k, dtype=np.bool_)
-    any_play = False
-    for a in range(colour_a):
-        if km[a] != 0:
-            playable[a % k] = True
-            any_play = True
-            if a >= play_uno:
-                uno_ok[a % k] = True
+    any_play = U.playable_kinds(km, k, colour_a, play_uno, playable, uno_ok)
     if not any_play:
         for a in (E.A_REROLL_K * k + E.A_REROLL_B, E.A_DRAW_K * k + E.A_DRAW_B, E.A_KEEP_K * k + E.A_KEEP_B,
                   E.A_PASS_K * k + E.A_PASS_B):
