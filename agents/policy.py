@@ -45,7 +45,9 @@ class PolicyFormatError(ValueError):
 
 @dataclass
 class PolicyWeights:
-    """The actor of an MLP policy as numpy arrays: input transform, hidden layers, logits layer."""
+    """The actor of an MLP policy as numpy arrays: input transform, hidden layers, logits layer.
+
+    The arrays are read (transposed) on first use: give new arrays rather than editing them in place."""
 
     weights: list[np.ndarray]  # (out, in) per layer, the last one gives the logits
     biases: list[np.ndarray]
@@ -68,27 +70,52 @@ class PolicyWeights:
 
     def logits(self, obs: np.ndarray, masks: np.ndarray, advice: np.ndarray | None = None) -> np.ndarray:
         """The action logits (B, A) of observations (B, D) with legal masks (B, A), in numpy; a policy with
-        ``advice`` also takes the advised action of every row (B,)."""
-        x = np.asarray(obs, dtype=np.float32)
-        if self.obs_transform == "symlog":
-            x = np.sign(x) * np.log1p(np.abs(x))
-        if self.include_mask:
-            x = np.concatenate([x, np.asarray(masks, dtype=np.float32)], axis=1)
+        ``advice`` also takes the advised action of every row (B,).  A row's logits are the same in any batch
+        (compiled row by row, :mod:`uno_env.agents._forward`), so batched and one-at-a-time play choose alike."""
+        from ._forward import ACT_NONE, ACT_RELU, ACT_TANH, dense, network_input
+
+        x = np.ascontiguousarray(obs, dtype=np.float32)
+        m = np.ascontiguousarray(masks)
+        if x.ndim != 2 or m.ndim != 2 or m.shape[0] != x.shape[0]:
+            raise ValueError(f"logits need observations (B, D) and masks (B, A); got {x.shape} and {m.shape}")
+        a = self.num_actions
+        hint = np.zeros(0, dtype=np.int64)
         if self.advice != "none":
             if advice is None:
                 raise ValueError(f"this policy takes the {self.advice}'s suggested actions as an input (advice)")
-            hint = np.zeros((x.shape[0], self.num_actions), dtype=np.float32)
-            hint[np.arange(x.shape[0]), np.asarray(advice, dtype=np.int64)] = 1.0
-            x = np.concatenate([x, hint], axis=1)
+            hint = np.asarray(advice, dtype=np.int64).reshape(-1)
+            if hint.shape[0] != x.shape[0] or (hint.size and not (0 <= hint.min() and hint.max() < a)):
+                raise ValueError(f"advice must be one action id in 0..{a - 1} per row ({x.shape[0]}), got {hint!r}")
+        width = self.weights[0].shape[1]
+        if x.shape[1] + (a if self.include_mask else 0) + (a if hint.size or self.advice != "none" else 0) != width \
+                or (self.include_mask and m.shape[1] != a):
+            raise ValueError(f"this policy takes observations (B, {self.obs_dim}) and masks (B, {a}); got {x.shape} "
+                             f"and {m.shape}")
+        inp = np.empty((x.shape[0], width), dtype=np.float32)
+        network_input(x, m, hint, self.obs_transform == "symlog", self.include_mask, inp)
+        act = ACT_TANH if self.activation == "tanh" else ACT_RELU
+        h = inp
         last = len(self.weights) - 1
-        inp = x
-        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
-            x = x @ w.T + b
-            if i < last:
-                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0, out=x)
+        for i, (wt, b) in enumerate(zip(self._transposed, self.biases)):
+            out = np.empty((h.shape[0], wt.shape[1]), dtype=np.float32)
+            dense(h, wt, np.ascontiguousarray(b, dtype=np.float32), act if i < last else ACT_NONE, out)
+            h = out
         if self.advice != "none" and self.advice_gain:
-            x = x + np.float32(self.advice_gain) * inp[:, -self.num_actions:]
-        return x
+            h = h + np.float32(self.advice_gain) * inp[:, -a:]
+        return h
+
+    @property
+    def _transposed(self) -> list[np.ndarray]:
+        """The layers' weights as contiguous float32 (in, out), made once per set of weight arrays."""
+        # keyed by the arrays themselves (held, so their ids cannot be reused): assigning new arrays is seen,
+        # editing one in place is not (see the class docstring)
+        cached = self.__dict__.get("_wt_cache")
+        if cached is None or len(cached[0]) != len(self.weights) or any(
+                a is not b for a, b in zip(cached[0], self.weights)):
+            cached = (list(self.weights),
+                      [np.ascontiguousarray(np.asarray(w, dtype=np.float32).T) for w in self.weights])
+            self.__dict__["_wt_cache"] = cached
+        return cached[1]
 
 
 def _network_meta(pw: PolicyWeights, meta: Mapping[str, Any]) -> dict[str, Any]:

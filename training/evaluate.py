@@ -37,6 +37,9 @@ __all__ = [
     "seat_lineup",
     "game_seeds",
     "play_game",
+    "play_lockstep",
+    "lockstep_mode",
+    "IllegalAgentActionError",
     "AgentStats",
     "ArenaResult",
     "run_arena",
@@ -188,6 +191,239 @@ def _arena_player(agent: Any) -> Any:
     return agent
 
 
+# ---------------------------------------------------------------------------------------------- lockstep play
+#: how the lockstep arena plays an agent (:func:`lockstep_mode`)
+STATELESS = "stateless"  # act_batch's choice for a row depends on that row alone
+ROW_STREAMS = "row_streams"  # ...and on the agent's ``rng``, drawn along the batch's first axis (one row a decision)
+ROW_LOOP = "row_loop"  # ``act`` one decision at a time, with the ``rng`` of the decision's game
+LOCKSTEP_MODES = (STATELESS, ROW_STREAMS, ROW_LOOP)
+
+
+def lockstep_mode(agent: Any) -> str | None:
+    """How the lockstep arena plays ``agent``, or None when only the one-game-at-a-time arena can.
+
+    An agent may say it with an attribute ``arena_lockstep`` (one of :data:`LOCKSTEP_MODES`):
+
+    * ``"stateless"``: ``act_batch`` chooses each row's action from that row alone (no random stream, no memory);
+    * ``"row_streams"``: besides, it draws from its ``rng`` attribute (a numpy ``Generator``) with ``rng.random`` or
+      ``rng.integers``, one slice along the first axis per row, as ``act`` draws for one decision; the arena hands it
+      each game's own stream (``numpy.random.default_rng`` of the agent's seed for that game);
+    * ``"row_loop"``: ``act`` is called per decision with its ``rng`` set to the game's stream.
+
+    The built-in agents need no attribute: the arena's heuristic (compiled) and a deterministic numpy policy
+    are ``stateless``, ``random``, ``greedy`` and a sampling numpy policy ``row_streams`` (``greedy`` in UNO Dice
+    ``row_loop``).  Agents that need the state (``ismcts``), a person (``human``), torch policies (SB3, RLlib: their
+    float rounding depends on the batch size) and unknown agents are played one game at a time.
+    """
+    declared = getattr(agent, "arena_lockstep", None)
+    if declared is not None:
+        if declared not in LOCKSTEP_MODES:
+            raise ValueError(f"agent {getattr(agent, 'name', type(agent).__name__)!r}: arena_lockstep must be one of "
+                             f"{LOCKSTEP_MODES} (or None), got {declared!r}")
+        return declared
+    if getattr(agent, "needs_state", False):
+        return None
+    from uno_env.agents.greedy import GreedyAgent
+    from uno_env.agents.policy import NumpyPolicyAgent
+    from uno_env.agents.random_agent import RandomAgent
+
+    kind = type(agent)  # exact types: a subclass may change how it chooses
+    if kind is _CompiledHeuristicAgent:
+        return STATELESS
+    if kind is NumpyPolicyAgent:
+        return STATELESS if agent.deterministic else ROW_STREAMS
+    if kind is RandomAgent:
+        return ROW_STREAMS
+    if kind is GreedyAgent:
+        return ROW_LOOP if agent.actions.num_dice else ROW_STREAMS  # UNO Dice: its act_batch is a loop of act
+    return None
+
+
+class _RowStreams:
+    """Stands in for an agent's ``rng`` during one ``act_batch`` call: row ``r``'s numbers come from the stream of
+    row ``r``'s game, drawn as ``act`` draws them for that one decision, so a game's draws are the ones the
+    one-game-at-a-time arena makes whatever batch the game is played in."""
+
+    def __init__(self, streams: list[np.random.Generator], who: str):
+        self._streams = streams
+        self._who = who
+
+    def _split(self, method: str, size: Any, *args: Any, **kwargs: Any) -> np.ndarray:
+        k = len(self._streams)
+        shape = (size,) if isinstance(size, (int, np.integer)) else tuple(size) if size is not None else ()
+        if not shape or shape[0] != k:
+            raise IllegalAgentActionError(
+                f"agent {self._who}: drew random numbers of shape {shape} for {k} decisions; the lockstep arena "
+                f"splits draws along the first axis, one row per decision (play it with batched=False)")
+        one = (1, *shape[1:])
+        return np.concatenate([getattr(s, method)(*args, size=one, **kwargs) for s in self._streams])
+
+    def random(self, size: Any = None, dtype: Any = np.float64) -> np.ndarray:
+        return self._split("random", size, dtype=dtype)
+
+    def integers(self, low: Any, high: Any = None, size: Any = None, dtype: Any = np.int64,
+                 endpoint: bool = False) -> np.ndarray:
+        return self._split("integers", size, low, high, dtype=dtype, endpoint=endpoint)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(f"agent {self._who}: the lockstep arena's per-game streams offer rng.random and "
+                             f"rng.integers only, not rng.{name} (play it with batched=False)")
+
+
+def _batch_actions(agent: Any, mode: str, label: str, obs: np.ndarray, masks: np.ndarray,
+                   streams: list[np.random.Generator] | None) -> np.ndarray:
+    """``agent``'s actions for the rows ``obs``/``masks``, checked to be one integer per row."""
+    k = obs.shape[0]
+    if mode == ROW_LOOP:
+        out = np.empty(k, dtype=np.int64)
+        assert streams is not None
+        for r in range(k):
+            agent.rng = streams[r]
+            try:
+                out[r] = int(agent.act(obs[r], masks[r]))
+            except (TypeError, ValueError, OverflowError):
+                out[r] = -1  # as play_game: not an action id, so an illegal one
+        return out
+    if mode == ROW_STREAMS:
+        assert streams is not None
+        agent.rng = _RowStreams(streams, label)
+    raw = agent.act_batch(obs, masks)
+    arr = np.asarray(raw)
+    if arr.shape != (k,) or not np.issubdtype(arr.dtype, np.integer):
+        raise IllegalAgentActionError(
+            f"agent {label}: act_batch returned an array of shape {arr.shape} and dtype {arr.dtype} for {k} "
+            f"decisions; it must return one integer action id per row, shape ({k},)")
+    return arr
+
+
+def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Sequence[str],
+                  cycle: Sequence[tuple[int, ...]], seed: int, indices: Sequence[int], batch_size: int = 256,
+                  on_done: Any = None) -> list[tuple[int, dict[str, Any]]]:
+    """Play the games ``indices`` up to ``batch_size`` at a time in lockstep; the records :func:`play_game` gives.
+
+    Each round, every unfinished game's seat to act is observed (compiled), the decisions are grouped by the agent
+    that makes them, each agent's ``act_batch`` is called once for its group, and every game is stepped (compiled,
+    ``_lockstep.step_rows``); a finished game's slot takes the next game.  Game ``i`` keeps its deal seed and lineup
+    and an agent with a random stream gets game ``i``'s stream (``game_seeds``), so every record equals the
+    one-game-at-a-time arena's (``modes``: :func:`lockstep_mode` of each player).  ``on_done(k)`` is called as
+    ``k`` more games finish.
+    """
+    from uno_env.core import engine as E
+    from uno_env.core.layout import MAX_PLAYERS, PHASE_NAMES, StateView
+    from uno_env.vector import game_seed
+
+    from ._lockstep import start_game, step_rows
+
+    cfg, spec, dice, offs = game.cfg, game.spec, game.dice, game.obs_offsets
+    n, m, num_actions = game.num_players, len(players), game.num_actions
+    queue = list(indices)
+    slots = max(1, min(int(batch_size), len(queue)))
+    states, rngs = game.new_states(slots)
+    masks = np.zeros((slots, num_actions), dtype=np.int8)
+    obs = np.zeros((slots, game.obs_dim), dtype=np.float32)
+    seats = np.full(slots, -1, dtype=np.int64)
+    rew = np.zeros((slots, MAX_PLAYERS), dtype=np.float32)
+    totals = np.zeros((slots, n), dtype=np.float64)
+    log = np.zeros((slots, 256), dtype=np.int32)
+    lengths = np.zeros(slots, dtype=np.int64)
+    lineup_of = np.zeros((slots, n), dtype=np.int64)  # agent index at each seat of each slot's game
+    game_of = np.full(slots, -1, dtype=np.int64)
+    deal_of = [0] * slots
+    streamed = [a for a in range(m) if modes[a] in (ROW_STREAMS, ROW_LOOP)]
+    streams: list[dict[int, np.random.Generator]] = [{} for _ in range(slots)]
+    saved_rngs = {a: players[a].rng for a in streamed}
+    records: list[tuple[int, dict[str, Any]]] = []
+    next_game = 0
+
+    def start(slot: int) -> None:
+        nonlocal next_game
+        i = queue[next_game]
+        next_game += 1
+        lineup = cycle[i % len(cycle)]
+        deal_seed, agent_seeds = game_seeds(seed, i, m)
+        game_of[slot] = i
+        deal_of[slot] = deal_seed
+        lineup_of[slot] = lineup
+        streams[slot] = {a: np.random.default_rng(agent_seeds[a]) for a in set(lineup) if a in saved_rngs}
+        totals[slot] = 0.0
+        lengths[slot] = 0
+        seats[slot] = start_game(states[slot], rngs[slot], cfg, spec, dice, offs, game_seed(int(deal_seed)),
+                                 masks[slot], obs[slot])
+        if states[slot, E.S_DONE] != 0:
+            seats[slot] = -1
+
+    def finish(slot: int) -> None:
+        view = StateView(states[slot])
+        truncated = view.done == 2
+        records.append((int(game_of[slot]), {
+            "winner": -1 if truncated else view.match_winner,
+            "length": view.turns,
+            "scores": [int(x) for x in view.scores[:n]],
+            "truncated": truncated,
+            "seed": int(deal_of[slot]),
+            "actions": log[slot, : lengths[slot]].copy(),
+            "rewards": [float(x) for x in totals[slot]],
+        }))
+        game_of[slot] = -1
+
+    try:
+        for slot in range(slots):
+            start(slot)
+        while True:
+            active = np.flatnonzero(seats >= 0)
+            if active.size == 0:
+                break
+            if lengths[active].max() >= log.shape[1]:
+                log = np.concatenate([log, np.zeros_like(log)], axis=1)
+            who = lineup_of[active, seats[active]]
+            actions = np.empty(active.size, dtype=np.int64)
+            for a in np.unique(who):
+                sel = np.flatnonzero(who == a)
+                rows = active[sel]
+                row_streams = [streams[s][a] for s in rows] if a in saved_rngs else None
+                acts = _batch_actions(players[a], modes[a], labels[a], obs[rows], masks[rows], row_streams)
+                ok = (acts >= 0) & (acts < num_actions)
+                ok[ok] = masks[rows[ok], acts[ok].astype(np.int64)] != 0
+                if not ok.all():
+                    bad = int(np.flatnonzero(~ok)[0])
+                    raise _IllegalInBatch(int(rows[bad]), int(acts[bad]))
+                actions[sel] = acts
+            if step_rows(states, rngs, cfg, spec, dice, offs, active, actions, masks, rew, totals, log, lengths,
+                         seats, obs) >= 0:  # checked legal above: a failure here is the core's
+                raise RuntimeError("the lockstep arena stepped an action the core refused")
+            done = active[seats[active] < 0]
+            for slot in done:
+                finish(slot)
+                if next_game < len(queue):
+                    start(slot)
+            if done.size and on_done is not None:
+                on_done(int(done.size))
+    except _IllegalInBatch as exc:
+        for a, rng in saved_rngs.items():
+            players[a].rng = rng
+        # replay these games one at a time: the error is then exactly the one the sequential arena raises
+        _play_indices(game, players, labels, cycle, seed, sorted(queue))
+        view = StateView(states[exc.slot])
+        name = game.action_names[exc.action] if 0 <= exc.action < num_actions else "out of range"
+        raise IllegalAgentActionError(
+            f"agent {labels[lineup_of[exc.slot, view.cur]]} at seat {view.cur} chose the illegal action {exc.action} "
+            f"({name}) in phase {PHASE_NAMES[view.phase]!r}") from None
+    finally:
+        for a, rng in saved_rngs.items():
+            players[a].rng = rng
+    records.sort(key=lambda r: r[0])
+    return records
+
+
+class _IllegalInBatch(Exception):
+    """An agent's illegal choice in a lockstep round (turned into :class:`IllegalAgentActionError`)."""
+
+    def __init__(self, slot: int, action: int):
+        super().__init__(slot, action)
+        self.slot = slot
+        self.action = action
+
+
 # ---------------------------------------------------------------------------------------------- workers
 _WORKER: dict[str, Any] = {}
 
@@ -207,7 +443,7 @@ def _play_indices(game, agents, labels, cycle, seed, indices) -> list[tuple[int,
     return out
 
 
-def _worker_init(rules, agents, labels, cycle, seed) -> None:
+def _worker_init(rules, agents, labels, cycle, seed, batch_size=0) -> None:
     import sys
 
     from uno_env.core.game import Game
@@ -216,11 +452,16 @@ def _worker_init(rules, agents, labels, cycle, seed) -> None:
         # a forked worker deadlocks on its first torch operation if the parent ran several torch threads
         sys.modules["torch"].set_num_threads(1)
 
-    _WORKER.update(game=Game(rules), agents=agents, labels=labels, cycle=cycle, seed=seed)
+    modes = [lockstep_mode(a) for a in agents] if batch_size else None
+    _WORKER.update(game=Game(rules), agents=agents, labels=labels, cycle=cycle, seed=seed, batch_size=batch_size,
+                   modes=modes)
 
 
 def _worker_run(indices: list[int]):
     w = _WORKER
+    if w["batch_size"]:
+        return play_lockstep(w["game"], w["agents"], w["modes"], w["labels"], w["cycle"], w["seed"], indices,
+                             w["batch_size"])
     return _play_indices(w["game"], w["agents"], w["labels"], w["cycle"], w["seed"], indices)
 
 
@@ -365,6 +606,8 @@ def run_arena(
     chunk: int = 25,
     allow_pickle: bool = False,
     record_dir: str | os.PathLike | None = None,
+    batched: bool | None = None,
+    batch_size: int = 256,
 ) -> ArenaResult:
     """Play ``games`` games between ``agents`` (names, paths or agent objects) and collect the statistics.
 
@@ -372,6 +615,12 @@ def run_arena(
     Stable-Baselines3 zips and RLlib checkpoints, which unpickle (run code from) the file; only for files you
     trust (see :func:`uno_env.agents.registry.load_agent`).  ``record_dir``: write every game there as a
     replayable record (``uno_env.record``).
+
+    ``batched``: play ``batch_size`` games at a time in lockstep (:func:`play_lockstep`: one ``act_batch`` call per
+    agent and round) or one game at a time (:func:`play_game`); by default lockstep when every agent supports it
+    (:func:`lockstep_mode`), and ``True`` with an agent that does not is an error.  Both give the same records
+    (the games, the seeds, every agent's random stream), so the table does not depend on it, nor on ``workers``
+    or ``batch_size``.  With ``workers > 1`` each worker plays its share of the games in lockstep batches.
     """
     from uno_env.agents.base import resolve_game
     from uno_env.agents.registry import load_agent
@@ -384,6 +633,10 @@ def run_arena(
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if batched not in (None, True, False):
+        raise ValueError(f"batched must be None (choose), True or False, got {batched!r}")
     cfg = make_rules(game, num_players, rules)
     g = Game(cfg)
     n = g.num_players
@@ -406,6 +659,17 @@ def run_arena(
     players = [_arena_player(a) for a in loaded]
     cycle = lineup_cycle(m, n)
     indices = list(range(int(games)))
+    modes = [lockstep_mode(p) for p in players]
+    unfit = [lab for lab, mode in zip(labels, modes) if mode is None]
+    # one object at two agent indices shares one stream in the sequential arena, which per-game streams cannot copy
+    shared = [lab for a, lab in enumerate(labels) if modes[a] in (ROW_STREAMS, ROW_LOOP)
+              and any(players[b] is players[a] for b in range(m) if b != a)]
+    if batched and (unfit or shared):
+        why = ("it has no lockstep mode, see lockstep_mode" if unfit else
+               "one agent object with a random stream in several places")
+        raise ValueError(f"batched=True: the lockstep arena cannot play {', '.join(unfit + shared)} ({why}); "
+                         f"use batched=None or False")
+    lockstep = batched if batched is not None else not (unfit or shared)
 
     bar = None
     if progress:
@@ -417,7 +681,10 @@ def run_arena(
             bar = None
     records: list[tuple[int, dict[str, Any]]] = []
     try:
-        if workers == 1:
+        if workers == 1 and lockstep:
+            records = play_lockstep(g, players, cast(list[str], modes), labels, cycle, seed, indices, batch_size,
+                                    on_done=bar.update if bar is not None else None)
+        elif workers == 1:
             step = max(1, min(chunk, 100))
             for start in range(0, len(indices), step):
                 part = indices[start: start + step]
@@ -427,9 +694,13 @@ def run_arena(
         else:
             from concurrent.futures import ProcessPoolExecutor, as_completed
 
-            parts = [indices[i: i + chunk] for i in range(0, len(indices), chunk)]
+            # lockstep: parts of several batches, so that finished games' slots are refilled within a part
+            size = max(chunk, 4 * batch_size) if lockstep else chunk
+            size = min(size, -(-len(indices) // workers))  # every worker gets work
+            parts = [indices[i: i + size] for i in range(0, len(indices), size)]
             with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
-                                     initargs=(cfg, players, labels, cycle, seed)) as pool:
+                                     initargs=(cfg, players, labels, cycle, seed,
+                                               batch_size if lockstep else 0)) as pool:
                 futures = [pool.submit(_worker_run, p) for p in parts]
                 for fut in as_completed(futures):
                     res = fut.result()

@@ -1,0 +1,254 @@
+"""The lockstep (batched) arena plays exactly the games of the one-game-at-a-time arena.
+
+``play_lockstep`` plays many games at once and asks each agent for all its decisions of a round in one
+``act_batch`` call; ``_play_indices`` plays the same games one by one through ``play_game``.  Every record (winner,
+length, scores, actions, rewards, truncated, seed) must be the same, for deterministic agents and for agents with a
+random stream (which get each game's own stream), whatever the batch size and the number of workers.
+"""
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from uno_env.agents.policy import NumpyPolicyAgent, PolicyWeights
+from uno_env.agents.registry import load_agent
+from uno_env.config import make_rules
+from uno_env.core.game import Game
+from uno_env.training import evaluate as EV
+from uno_env.training.evaluate import (
+    IllegalAgentActionError,
+    lineup_cycle,
+    lockstep_mode,
+    play_lockstep,
+    run_arena,
+)
+
+
+def _random_policy(g: Game, seed: int, deterministic: bool, advice: bool = False) -> NumpyPolicyAgent:
+    rng = np.random.default_rng(seed)
+    d_in = g.obs_dim + g.num_actions * (2 if advice else 1)
+    ws = [rng.normal(size=(32, d_in)).astype(np.float32) * 0.3,
+          rng.normal(size=(g.num_actions, 32)).astype(np.float32) * 0.3]
+    bs = [np.zeros(32, np.float32), np.zeros(g.num_actions, np.float32)]
+    pw = PolicyWeights(ws, bs, "tanh", "symlog", True, "heuristic" if advice else "none", 1.0 if advice else 0.0)
+    return NumpyPolicyAgent(pw, name="sampler" if not deterministic else "argmax", deterministic=deterministic,
+                            game=g)
+
+
+def _players(g: Game, specs) -> list:
+    out = []
+    for s in specs:
+        if s == "sampling policy":
+            out.append(_random_policy(g, 7, deterministic=False))
+        elif s == "argmax policy":
+            out.append(_random_policy(g, 8, deterministic=True, advice=True))
+        elif s == "ppo" and f"{g.name}_{g.num_players}p" not in _shipped():
+            out.append(_random_policy(g, 9, deterministic=True))  # no shipped policy for this table: a stand-in
+        else:
+            out.append(load_agent(s, g))
+    return [EV._arena_player(a) for a in out]
+
+
+def _shipped() -> list[str]:
+    from uno_env.agents.ppo import shipped_policies
+
+    return shipped_policies()
+
+
+def _same_records(one, two) -> None:
+    assert [i for i, _ in one] == [i for i, _ in two]
+    for (i, a), (_, b) in zip(one, two):
+        assert set(a) == set(b)
+        for key in a:
+            if key == "actions":
+                assert a[key].dtype == b[key].dtype and np.array_equal(a[key], b[key]), f"game {i}: actions differ"
+            else:
+                assert a[key] == b[key], f"game {i}: {key} {a[key]!r} != {b[key]!r}"
+
+
+AGENT_SETS = [
+    ("ppo", "greedy"),
+    ("ppo", "heuristic"),
+    ("random", "greedy"),
+    ("sampling policy", "argmax policy"),
+    ("heuristic", "random", "sampling policy"),
+]
+
+
+@pytest.mark.parametrize("game", ["classic", "pocket", "dice"])
+@pytest.mark.parametrize("n", [2, 4])
+@pytest.mark.parametrize("specs", AGENT_SETS, ids="-".join)
+def test_lockstep_records_equal_the_sequential_arenas(game, n, specs):
+    # a turn limit: untrained networks play long games, and truncated games must match too
+    g = Game(make_rules(game, n, {"max_turns": 250}))
+    players = _players(g, specs)
+    modes = [lockstep_mode(p) for p in players]
+    assert None not in modes
+    labels = [f"{s}#{k}" for k, s in enumerate(specs)]
+    cycle = lineup_cycle(len(players), n)
+    indices = list(range(24))
+    seq = EV._play_indices(g, players, labels, cycle, 11, indices)
+    for batch in (5, 64):  # fewer slots than games (slots are refilled) and more
+        _same_records(seq, play_lockstep(g, players, modes, labels, cycle, 11, indices, batch_size=batch))
+
+
+def test_a_2000_game_arena_has_the_same_table_batched_sequential_and_with_workers():
+    kw = dict(game="classic", num_players=2, games=2000, seed=3, ratings=True)
+    agents = ["ppo", "random", "greedy", "heuristic"]
+    seq = run_arena(agents, batched=False, **kw).to_dict()
+    assert seq == run_arena(agents, **kw).to_dict()
+    assert seq == run_arena(agents, workers=2, batch_size=100, **kw).to_dict()
+    assert sum(a["wins"] for a in seq["agents"]) == 2000 - seq["truncated_games"]
+
+
+def test_run_arena_plays_lockstep_by_default_and_sequentially_when_asked(monkeypatch):
+    calls = {"lockstep": 0, "game": 0}
+    lockstep, game = EV.play_lockstep, EV.play_game
+
+    def count(name, fn):
+        def wrapped(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(EV, "play_lockstep", count("lockstep", lockstep))
+    monkeypatch.setattr(EV, "play_game", count("game", game))
+    run_arena(["ppo", "greedy", "random", "heuristic"], games=8, seed=0)
+    assert calls == {"lockstep": 1, "game": 0}
+    run_arena(["ppo", "greedy"], games=8, seed=0, batched=False)
+    assert calls == {"lockstep": 1, "game": 8}
+    # an agent that needs the state is played one game at a time, unless lockstep is forced
+    run_arena(["ismcts:sims=3", "random"], games=2, seed=0)
+    assert calls == {"lockstep": 1, "game": 10}
+    with pytest.raises(ValueError, match="batched=True: the lockstep arena cannot play ismcts"):
+        run_arena(["ismcts:sims=3", "random"], games=2, seed=0, batched=True)
+
+
+def test_agents_outside_the_lockstep_modes():
+    g = Game(make_rules("classic", 2, None))
+
+    class Plain:  # act only: unknown to the arena
+        name = "plain"
+
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[0])
+
+    class Greedier(type(load_agent("greedy", g))):  # a subclass may choose differently: not assumed
+        pass
+
+    assert lockstep_mode(Plain()) is None
+    assert lockstep_mode(Greedier(g)) is None
+    assert lockstep_mode(load_agent("ismcts", g)) is None
+    assert lockstep_mode(_random_policy(g, 0, deterministic=False)) == EV.ROW_STREAMS
+    assert lockstep_mode(load_agent("greedy", Game(make_rules("dice", 2, None)))) == EV.ROW_LOOP
+    Plain.arena_lockstep = "stateless"
+    assert lockstep_mode(Plain()) == "stateless"
+    Plain.arena_lockstep = "sometimes"
+    with pytest.raises(ValueError, match="arena_lockstep must be one of"):
+        lockstep_mode(Plain())
+    with pytest.raises(ValueError, match="batch_size must be a positive integer"):
+        run_arena(["random", "greedy"], games=2, batch_size=0)
+    with pytest.raises(ValueError, match="batched must be"):
+        run_arena(["random", "greedy"], games=2, batched="yes")
+    agent = load_agent("random", g)
+    with pytest.raises(ValueError, match="one agent object with a random stream in several places"):
+        run_arena([agent, agent], games=2, batched=True)
+    assert run_arena([agent, agent], games=4, seed=1).games == 4  # played one game at a time
+
+
+class _Cheater:
+    """Takes the first illegal action of every decision: the arena must refuse it, batched or not."""
+
+    name = "cheater"
+    arena_lockstep = "stateless"
+
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(np.asarray(action_mask) == 0)[0])
+
+    def act_batch(self, observations, action_masks):
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64)
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_an_illegal_action_raises_the_sequential_arenas_error(n):
+    messages = []
+    for batched in (False, True):
+        with pytest.raises(IllegalAgentActionError) as exc:
+            run_arena([_Cheater(), "random"], num_players=n, games=6, seed=2, batched=batched)
+        messages.append(str(exc.value))
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("agent cheater at seat ") and "chose the illegal action" in messages[0]
+
+
+@pytest.mark.parametrize("returned, words", [
+    (lambda k: np.zeros(k + 1, dtype=np.int64), "shape ("),
+    (lambda k: np.zeros((k, 1), dtype=np.int64), "shape ("),
+    (lambda k: np.zeros(k, dtype=np.float32), "dtype float32"),
+    (lambda k: np.zeros(k, dtype=bool), "dtype bool"),
+    (lambda k: None, "dtype object"),
+])
+def test_a_malformed_batch_is_a_clear_error(returned, words):
+    class Broken:
+        name = "broken"
+        arena_lockstep = "stateless"
+
+        def act(self, observation, action_mask):
+            return 0
+
+        def act_batch(self, observations, action_masks):
+            return returned(len(observations))
+
+    with pytest.raises(IllegalAgentActionError, match="agent broken: act_batch returned an array of") as exc:
+        run_arena([Broken(), "random"], games=3, seed=0)
+    assert words in str(exc.value) and "one integer action id per row" in str(exc.value)
+
+
+def test_a_streamed_agent_that_draws_across_rows_is_refused():
+    g = Game(make_rules("classic", 2, None))
+    agent = load_agent("random", g)
+
+    def one_draw_for_all(observations, action_masks):
+        agent.rng.random()  # one number for the whole batch: cannot be split by game
+        return np.zeros(len(observations), dtype=np.int64)
+
+    agent.act_batch = one_draw_for_all
+    with pytest.raises(IllegalAgentActionError, match="splits draws along the first axis"):
+        run_arena([agent, "greedy"], games=4, seed=0, batched=True)
+    assert isinstance(agent.rng, np.random.Generator)  # the agent's own stream is given back
+
+
+def test_progress_and_records_in_lockstep(tmp_path, capsys):
+    seq_dir, lock_dir = tmp_path / "seq", tmp_path / "lock"
+    kw = dict(game="pocket", num_players=2, games=30, seed=4)
+    run_arena(["ppo", "greedy", "random"], batched=False, record_dir=seq_dir, **kw)
+    res = run_arena(["ppo", "greedy", "random"], record_dir=lock_dir, progress=True, batch_size=8, **kw)
+    assert res.games == 30
+    err = capsys.readouterr().err
+    assert "30/30" in err and "game" in err
+    names = sorted(os.listdir(seq_dir))
+    assert names == sorted(os.listdir(lock_dir)) and len(names) == 30
+    for name in names:
+        assert json.loads((seq_dir / name).read_text()) == json.loads((lock_dir / name).read_text())
+
+
+def test_policy_logits_do_not_depend_on_the_batch():
+    """The numpy forward pass is compiled row by row: a row's logits are bit-identical in any batch, so a
+    deterministic policy chooses the same in the lockstep arena as one decision at a time."""
+    g = Game(make_rules("classic", 2, None))
+    pw = _random_policy(g, 3, deterministic=True, advice=True).weights
+    rng = np.random.default_rng(0)
+    obs = (rng.integers(0, 5, size=(300, g.obs_dim)) * (rng.random((300, g.obs_dim)) < 0.2)).astype(np.float32)
+    masks = (rng.random((300, g.num_actions)) < 0.2).astype(np.int8)
+    advice = rng.integers(0, g.num_actions, 300)
+    whole = pw.logits(obs, masks, advice)
+    rows = np.concatenate([pw.logits(obs[i: i + 1], masks[i: i + 1], advice[i: i + 1]) for i in range(300)])
+    parts = np.concatenate([pw.logits(obs[i: i + 37], masks[i: i + 37], advice[i: i + 37]) for i in range(0, 300, 37)])
+    assert np.array_equal(whole, rows) and np.array_equal(whole, parts)
+    # and they are the network's logits (float32 rounding apart)
+    x = np.concatenate([np.sign(obs) * np.log1p(np.abs(obs)), masks, np.eye(g.num_actions)[advice]], axis=1)
+    h = np.tanh(x @ pw.weights[0].T + pw.biases[0])
+    ref = h @ pw.weights[1].T + pw.biases[1] + pw.advice_gain * np.eye(g.num_actions)[advice]
+    np.testing.assert_allclose(whole, ref, rtol=1e-4, atol=1e-4)
