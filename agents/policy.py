@@ -45,9 +45,7 @@ class PolicyFormatError(ValueError):
 
 @dataclass
 class PolicyWeights:
-    """The actor of an MLP policy as numpy arrays: input transform, hidden layers, logits layer.
-
-    The arrays are read (transposed) on first use: give new arrays rather than editing them in place."""
+    """The actor of an MLP policy as numpy arrays: input transform, hidden layers, logits layer."""
 
     weights: list[np.ndarray]  # (out, in) per layer, the last one gives the logits
     biases: list[np.ndarray]
@@ -70,52 +68,27 @@ class PolicyWeights:
 
     def logits(self, obs: np.ndarray, masks: np.ndarray, advice: np.ndarray | None = None) -> np.ndarray:
         """The action logits (B, A) of observations (B, D) with legal masks (B, A), in numpy; a policy with
-        ``advice`` also takes the advised action of every row (B,).  A row's logits are the same in any batch
-        (compiled row by row, :mod:`uno_env.agents._forward`), so batched and one-at-a-time play choose alike."""
-        from ._forward import ACT_NONE, ACT_RELU, ACT_TANH, dense, network_input
-
-        x = np.ascontiguousarray(obs, dtype=np.float32)
-        m = np.ascontiguousarray(masks)
-        if x.ndim != 2 or m.ndim != 2 or m.shape[0] != x.shape[0]:
-            raise ValueError(f"logits need observations (B, D) and masks (B, A); got {x.shape} and {m.shape}")
-        a = self.num_actions
-        hint = np.zeros(0, dtype=np.int64)
+        ``advice`` also takes the advised action of every row (B,)."""
+        x = np.asarray(obs, dtype=np.float32)
+        if self.obs_transform == "symlog":
+            x = np.sign(x) * np.log1p(np.abs(x))
+        if self.include_mask:
+            x = np.concatenate([x, np.asarray(masks, dtype=np.float32)], axis=1)
         if self.advice != "none":
             if advice is None:
                 raise ValueError(f"this policy takes the {self.advice}'s suggested actions as an input (advice)")
-            hint = np.asarray(advice, dtype=np.int64).reshape(-1)
-            if hint.shape[0] != x.shape[0] or (hint.size and not (0 <= hint.min() and hint.max() < a)):
-                raise ValueError(f"advice must be one action id in 0..{a - 1} per row ({x.shape[0]}), got {hint!r}")
-        width = self.weights[0].shape[1]
-        if x.shape[1] + (a if self.include_mask else 0) + (a if hint.size or self.advice != "none" else 0) != width \
-                or (self.include_mask and m.shape[1] != a):
-            raise ValueError(f"this policy takes observations (B, {self.obs_dim}) and masks (B, {a}); got {x.shape} "
-                             f"and {m.shape}")
-        inp = np.empty((x.shape[0], width), dtype=np.float32)
-        network_input(x, m, hint, self.obs_transform == "symlog", self.include_mask, inp)
-        act = ACT_TANH if self.activation == "tanh" else ACT_RELU
-        h = inp
+            hint = np.zeros((x.shape[0], self.num_actions), dtype=np.float32)
+            hint[np.arange(x.shape[0]), np.asarray(advice, dtype=np.int64)] = 1.0
+            x = np.concatenate([x, hint], axis=1)
         last = len(self.weights) - 1
-        for i, (wt, b) in enumerate(zip(self._transposed, self.biases)):
-            out = np.empty((h.shape[0], wt.shape[1]), dtype=np.float32)
-            dense(h, wt, np.ascontiguousarray(b, dtype=np.float32), act if i < last else ACT_NONE, out)
-            h = out
+        inp = x
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = x @ w.T + b
+            if i < last:
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0, out=x)
         if self.advice != "none" and self.advice_gain:
-            h = h + np.float32(self.advice_gain) * inp[:, -a:]
-        return h
-
-    @property
-    def _transposed(self) -> list[np.ndarray]:
-        """The layers' weights as contiguous float32 (in, out), made once per set of weight arrays."""
-        # keyed by the arrays themselves (held, so their ids cannot be reused): assigning new arrays is seen,
-        # editing one in place is not (see the class docstring)
-        cached = self.__dict__.get("_wt_cache")
-        if cached is None or len(cached[0]) != len(self.weights) or any(
-                a is not b for a, b in zip(cached[0], self.weights)):
-            cached = (list(self.weights),
-                      [np.ascontiguousarray(np.asarray(w, dtype=np.float32).T) for w in self.weights])
-            self.__dict__["_wt_cache"] = cached
-        return cached[1]
+            x = x + np.float32(self.advice_gain) * inp[:, -self.num_actions:]
+        return x
 
 
 def _network_meta(pw: PolicyWeights, meta: Mapping[str, Any]) -> dict[str, Any]:
@@ -267,6 +240,11 @@ def heuristic_advisor(game: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarra
     return compiled_heuristic(resolve_game(game))
 
 
+#: relative gap between the two best logits under which :meth:`NumpyPolicyAgent.act_batch` recomputes a row alone:
+#: batch and single-row BLAS differ by about 1e-6 of the logits' size, far below it
+_TIE_MARGIN = 1e-3
+
+
 class NumpyPolicyAgent:
     """A policy network played with numpy: ``act``/``act_batch``/``reset`` like the other agents.
 
@@ -346,11 +324,27 @@ class NumpyPolicyAgent:
         masks = np.asarray(action_masks) != 0
         advice = None if self._advisor is None else self._advisor(observations, action_masks)
         logits = self.weights.logits(observations, masks, advice)
+        noise = None
         if not self.deterministic:
             u = self.rng.random(logits.shape, dtype=np.float32)
-            logits = logits - np.log(-np.log(np.clip(u, 1e-12, 1.0 - 1e-7)))
+            noise = np.log(-np.log(np.clip(u, 1e-12, 1.0 - 1e-7)))
+            logits = logits - noise
         logits[~masks] = -np.inf
-        return np.argmax(logits, axis=1).astype(np.int64)
+        out = np.argmax(logits, axis=1).astype(np.int64)
+        if logits.shape[0] > 1:
+            # BLAS sums a batch in another order than a single row, which moves the logits in their last bits: where
+            # the best two are that close, the row is computed alone, so that a choice never depends on its batch
+            # (the batched arena plays the games of the one-at-a-time arena)
+            top = np.partition(logits, -2, axis=1)[:, -2:]
+            close = ~(top[:, 1] - top[:, 0] > _TIE_MARGIN * np.maximum(1.0, np.abs(top[:, 1])))
+            obs = np.asarray(observations)
+            for r in np.flatnonzero(close):
+                one = self.weights.logits(obs[r: r + 1], masks[r: r + 1], None if advice is None else advice[r: r + 1])
+                if noise is not None:
+                    one = one - noise[r: r + 1]
+                one[~masks[r: r + 1]] = -np.inf
+                out[r] = int(np.argmax(one, axis=1)[0])
+        return out
 
     def __repr__(self) -> str:
         return f"NumpyPolicyAgent(name={self.name!r}, deterministic={self.deterministic})"

@@ -255,6 +255,8 @@ class _RowStreams:
             raise IllegalAgentActionError(
                 f"agent {self._who}: drew random numbers of shape {shape} for {k} decisions; the lockstep arena "
                 f"splits draws along the first axis, one row per decision (play it with batched=False)")
+        if len(shape) == 1:  # one number per row: a scalar draw is the same number as size=1, and 4x cheaper
+            return np.array([getattr(s, method)(*args, **kwargs) for s in self._streams])
         one = (1, *shape[1:])
         return np.concatenate([getattr(s, method)(*args, size=one, **kwargs) for s in self._streams])
 
@@ -334,6 +336,7 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
     saved_rngs = {a: players[a].rng for a in streamed}
     records: list[tuple[int, dict[str, Any]]] = []
     next_game = 0
+    threads = None
 
     def start(slot: int) -> None:
         nonlocal next_game
@@ -367,6 +370,7 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
         game_of[slot] = -1
 
     try:
+        threads = _one_blas_thread()
         for slot in range(slots):
             start(slot)
         while True:
@@ -411,8 +415,21 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
     finally:
         for a, rng in saved_rngs.items():
             players[a].rng = rng
+        if threads is not None:
+            threads.restore_original_limits()
     records.sort(key=lambda r: r[0])
     return records
+
+
+def _one_blas_thread() -> Any:
+    """Limit BLAS to one thread while the lockstep arena runs (undone by ``restore_original_limits``), or None
+    without threadpoolctl.  A batch's matrix products are small: OpenBLAS's threads gain nothing there and, on a
+    busy machine or beside other arena workers, spin against each other (the arena ran 3-5x slower)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - in the train extra
+        return None
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 class _IllegalInBatch(Exception):
