@@ -95,6 +95,29 @@ def test_lockstep_records_equal_the_sequential_arenas(game, n, specs):
         _same_records(seq, play_lockstep(g, players, modes, labels, cycle, 11, indices, batch_size=batch))
 
 
+@pytest.mark.parametrize("rules", ["rlcard", "standard"])
+def test_lockstep_records_with_the_rlcard_rule_agent(rules):
+    g = Game(make_rules("classic", 3, rules))
+    players = _players(g, ("rlcard-rule", "greedy"))
+    modes = [lockstep_mode(p) for p in players]
+    assert modes[0] == EV.ROW_LOOP
+    cycle = lineup_cycle(2, 3)
+    seq = EV._play_indices(g, players, ["r", "g"], cycle, 6, list(range(30)))
+    _same_records(seq, play_lockstep(g, players, modes, ["r", "g"], cycle, 6, list(range(30)), batch_size=8))
+
+
+def test_cli_sequential_and_batched_print_the_same_table(capsys):
+    from uno_env.cli import main
+
+    argv = ["evaluate", "ppo", "greedy", "random", "-g", "60", "--seed", "2", "-q"]
+    assert main(argv + ["--batch-size", "16"]) == 0
+    batched = capsys.readouterr().out
+    assert main(argv + ["--sequential"]) == 0
+    assert capsys.readouterr().out == batched
+    assert main(argv + ["--batch-size", "0"]) == 2
+    assert "batch_size must be a positive integer" in capsys.readouterr().err
+
+
 def test_a_2000_game_arena_has_the_same_table_batched_sequential_and_with_workers():
     kw = dict(game="classic", num_players=2, games=2000, seed=3, ratings=True)
     agents = ["ppo", "random", "greedy", "heuristic"]

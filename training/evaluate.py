@@ -16,6 +16,12 @@
 * A pool of 3 or more agents is also rated with OpenSkill (Plackett-Luce), games taken in index order.
 * The ``heuristic`` agent plays through its compiled twin (``uno_env.core.baselines``, the same choices, held
   equal by tests), which costs a fraction of the Python agent's time per decision.
+* Games are played in lockstep batches (:func:`play_lockstep`: ``--batch-size`` games at once, each agent asked
+  once per round for all its decisions with ``act_batch``, the games stepped by a compiled kernel) when every
+  agent supports it (:func:`lockstep_mode`: the baselines and numpy policies do; ``ismcts``, ``human``, torch
+  policies and unknown agents do not, and then every game is played alone by :func:`play_game`).  Both paths play
+  the same games: each game keeps its deal, its lineup and each agent's random stream for that game, so every
+  record, and the table, is the same (``--sequential`` forces one game at a time).
 """
 from __future__ import annotations
 
@@ -212,8 +218,9 @@ def lockstep_mode(agent: Any) -> str | None:
 
     The built-in agents need no attribute: the arena's heuristic (compiled) and a deterministic numpy policy
     are ``stateless``, ``random``, ``greedy`` and a sampling numpy policy ``row_streams`` (``greedy`` in UNO Dice
-    ``row_loop``).  Agents that need the state (``ismcts``), a person (``human``), torch policies (SB3, RLlib: their
-    float rounding depends on the batch size) and unknown agents are played one game at a time.
+    and ``rlcard-rule`` ``row_loop``).  Agents that need the state (``ismcts``), a person (``human``), torch
+    policies (SB3, RLlib: their float rounding depends on the batch size) and unknown agents are played one game at
+    a time.
     """
     declared = getattr(agent, "arena_lockstep", None)
     if declared is not None:
@@ -226,6 +233,7 @@ def lockstep_mode(agent: Any) -> str | None:
     from uno_env.agents.greedy import GreedyAgent
     from uno_env.agents.policy import NumpyPolicyAgent
     from uno_env.agents.random_agent import RandomAgent
+    from uno_env.agents.rlcard_rule import RLCardRuleAgent
 
     kind = type(agent)  # exact types: a subclass may change how it chooses
     if kind is _CompiledHeuristicAgent:
@@ -236,6 +244,8 @@ def lockstep_mode(agent: Any) -> str | None:
         return ROW_STREAMS
     if kind is GreedyAgent:
         return ROW_LOOP if agent.actions.num_dice else ROW_STREAMS  # UNO Dice: its act_batch is a loop of act
+    if kind is RLCardRuleAgent:
+        return ROW_LOOP
     return None
 
 
@@ -853,6 +863,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trust-pickle", action="store_true",
                         help="also load Stable-Baselines3 .zip files and RLlib checkpoints: they unpickle, so a "
                              "crafted file runs code; use only for files you trust")
+    parser.add_argument("--batch-size", type=int, default=256, metavar="N",
+                        help="games played at once in lockstep, one act_batch call per agent and round (default 256)")
+    parser.add_argument("--sequential", action="store_true",
+                        help="play one game at a time (the same games and results; by default the arena plays in "
+                             "lockstep batches when every agent supports it)")
     parser.add_argument("--record", metavar="DIR", default=None,
                         help="save every game as a replayable record DIR/game_NNNNNN.json (see uno-env replay)")
 
@@ -867,8 +882,9 @@ def run(args: argparse.Namespace) -> int:
         result = run_arena(args.agents, game=args.game, num_players=args.num_players, rules=args.rules,
                            games=args.games, seed=args.seed, workers=args.workers, progress=progress,
                            ratings=True if args.ratings else None, allow_pickle=args.trust_pickle,
-                           record_dir=args.record)
-    except (UnknownAgentError, OSError, ValueError, TypeError, ImportError) as exc:
+                           record_dir=args.record, batched=False if args.sequential else None,
+                           batch_size=args.batch_size)
+    except (UnknownAgentError, OSError, ValueError, TypeError, ImportError, IllegalAgentActionError) as exc:
         print(f"uno-env evaluate: error: {exc}", file=sys.stderr)
         return 2
     print(format_table(result))
