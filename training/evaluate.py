@@ -365,6 +365,17 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
         if states[slot, E.S_DONE] != 0:
             seats[slot] = -1
 
+    def refill(slot: int) -> int:
+        """Start the next games in ``slot`` until one has a decision to make; returns how many finished at once."""
+        over = 0
+        while next_game < len(queue):
+            start(slot)
+            if seats[slot] >= 0:
+                break
+            finish(slot)  # over at the deal: nothing to decide, as play_game records it
+            over += 1
+        return over
+
     def finish(slot: int) -> None:
         view = StateView(states[slot])
         truncated = view.done == 2
@@ -381,9 +392,10 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
 
     try:
         threads = _one_blas_thread()
-        for slot in range(slots):
-            start(slot)
+        over = sum(refill(slot) for slot in range(slots))
         while True:
+            if over and on_done is not None:
+                on_done(over)
             active = np.flatnonzero(seats >= 0)
             if active.size == 0:
                 break
@@ -405,18 +417,18 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
             if step_rows(states, rngs, cfg, spec, dice, offs, active, actions, masks, rew, totals, log, lengths,
                          seats, obs) >= 0:  # checked legal above: a failure here is the core's
                 raise RuntimeError("the lockstep arena stepped an action the core refused")
-            done = active[seats[active] < 0]
-            for slot in done:
+            over = 0
+            for slot in active[seats[active] < 0]:
                 finish(slot)
-                if next_game < len(queue):
-                    start(slot)
-            if done.size and on_done is not None:
-                on_done(int(done.size))
+                over += 1 + refill(slot)
     except _IllegalInBatch as exc:
         for a, rng in saved_rngs.items():
             players[a].rng = rng
-        # replay these games one at a time: the error is then exactly the one the sequential arena raises
-        _play_indices(game, players, labels, cycle, seed, sorted(queue))
+        # replay one at a time the unfinished games up to this one: the first illegal action in game order, and
+        # so the error, is then exactly the sequential arena's (the finished games played the same and were legal)
+        finished = {i for i, _ in records}
+        failing = int(game_of[exc.slot])
+        _play_indices(game, players, labels, cycle, seed, [i for i in queue if i not in finished and i <= failing])
         view = StateView(states[exc.slot])
         name = game.action_names[exc.action] if 0 <= exc.action < num_actions else "out of range"
         raise IllegalAgentActionError(
