@@ -168,7 +168,11 @@ def test_agents_outside_the_lockstep_modes():
     assert lockstep_mode(_random_policy(g, 0, deterministic=False)) == EV.ROW_STREAMS
     assert lockstep_mode(load_agent("greedy", Game(make_rules("dice", 2, None)))) == EV.ROW_LOOP
     Plain.arena_lockstep = "stateless"
-    assert lockstep_mode(Plain()) == "stateless"
+    with pytest.raises(ValueError, match="needs a method 'act_batch'"):
+        run_arena([Plain(), "random"], games=2)
+    Plain.arena_lockstep = "row_loop"
+    with pytest.raises(ValueError, match="needs the agent's random stream"):
+        lockstep_mode(Plain())
     Plain.arena_lockstep = "sometimes"
     with pytest.raises(ValueError, match="arena_lockstep must be one of"):
         lockstep_mode(Plain())

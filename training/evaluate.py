@@ -224,9 +224,16 @@ def lockstep_mode(agent: Any) -> str | None:
     """
     declared = getattr(agent, "arena_lockstep", None)
     if declared is not None:
+        who = getattr(agent, "name", type(agent).__name__)
         if declared not in LOCKSTEP_MODES:
-            raise ValueError(f"agent {getattr(agent, 'name', type(agent).__name__)!r}: arena_lockstep must be one of "
-                             f"{LOCKSTEP_MODES} (or None), got {declared!r}")
+            raise ValueError(f"agent {who!r}: arena_lockstep must be one of {LOCKSTEP_MODES} (or None), got "
+                             f"{declared!r}")
+        if declared != STATELESS and not isinstance(getattr(agent, "rng", None), np.random.Generator):
+            raise ValueError(f"agent {who!r}: arena_lockstep {declared!r} needs the agent's random stream as a numpy "
+                             f"Generator in its 'rng' attribute")
+        needs = "act" if declared == ROW_LOOP else "act_batch"
+        if not callable(getattr(agent, needs, None)):
+            raise ValueError(f"agent {who!r}: arena_lockstep {declared!r} needs a method {needs!r}")
         return declared
     if getattr(agent, "needs_state", False):
         return None
