@@ -5,10 +5,13 @@ different loads, so this alternates short bursts of the two batch sizes in one p
 and counts steps per CPU-second of this process; the ratio of the medians is the number to read.  The bytes a game
 keeps are printed beside it: its state row (``Game.state_len`` int32 entries) and the float32 observation and int8
 legal mask rows that every step writes.  With more than two ``--batches`` (a sweep, e.g. ``256 1024 2048 4096 8192
-16384``) every size is compared with the first.
+16384``) every size is compared with the first.  The simulator prefetches only batches over
+``uno_env.vector.PREFETCH_MIN_BYTES``; ``--prefetch-ab`` instead alternates bursts with and without prefetching at
+each batch size and prints the median of the pairs' ratios (without/with) and its quartiles: how that threshold was
+chosen.
 
     python benchmarks/bench_batch_size.py [--games classic pocket dice] [--players 2 4] [--batches 1024 8192 ...]
-                                          [--bursts 9] [--burst 0.3] [--json out.json]
+                                          [--bursts 9] [--burst 0.3] [--prefetch-ab] [--json out.json]
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ import statistics
 import time
 from pathlib import Path
 
-from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
+from uno_env.vector import PREFETCH_MIN_BYTES, RandomLegalPolicy, UnoVectorEnv
 
 
 def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float) -> float:
@@ -33,6 +36,36 @@ def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float) -> float
     return calls * env.num_envs / (time.process_time() - t0)
 
 
+def prefetch_ab(args: argparse.Namespace) -> None:
+    print(f"one simulator thread; {args.bursts} pairs of {args.burst:g} CPU-s bursts without / with prefetching; "
+          f"load average {os.getloadavg()[0]:.2f} at the start; the simulator prefetches over "
+          f"{PREFETCH_MIN_BYTES / 2**20:g} MiB")
+    print(f"{'game':<9}{'players':>7}{'B':>7}{'MiB':>7}{'with':>12}{'without':>12}{'without/with [quartiles]':>30}")
+    out = {}
+    for game in args.games:
+        for n in args.players:
+            for b in args.batches:
+                env = UnoVectorEnv(game, b, num_players=n, seed=0, num_threads=1)
+                env.reset()
+                policy = RandomLegalPolicy(0)
+                runs: dict[bool, list[float]] = {True: [], False: []}
+                ratios = []
+                for i in range(args.bursts):
+                    for on in ((True, False) if i % 2 == 0 else (False, True)):
+                        env.prefetch = on
+                        runs[on].append(burst(env, policy, args.burst))
+                    ratios.append(runs[False][-1] / runs[True][-1])
+                q1, _, q3 = statistics.quantiles(ratios, n=4)
+                mib = b * (env.states[0].nbytes + env.observations[0].nbytes + env.masks[0].nbytes) / 2**20
+                with_, without = statistics.median(runs[True]), statistics.median(runs[False])
+                print(f"{game:<9}{n:>7}{b:>7}{mib:>7.1f}{with_:>12,.0f}{without:>12,.0f}"
+                      f"{statistics.median(ratios):>12.3f} [{q1:.3f}, {q3:.3f}]", flush=True)
+                out[f"{game}/{n}p/{b}"] = {"mib": mib, "with": runs[True], "without": runs[False]}
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="+", default=["classic", "pocket", "dice"])
@@ -41,8 +74,13 @@ def main() -> None:
                         help="batch sizes; the first is the one the others are compared with")
     parser.add_argument("--bursts", type=int, default=9)
     parser.add_argument("--burst", type=float, default=0.3, help="seconds of CPU time per burst")
+    parser.add_argument("--prefetch-ab", action="store_true",
+                        help="at each batch size, bursts without against with the kernel's prefetching")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    if args.prefetch_ab:
+        prefetch_ab(args)
+        return
     batches = args.batches
     if len(batches) < 2 or len(set(batches)) != len(batches) or min(batches) < 1:
         parser.error(f"--batches needs two or more distinct positive sizes, got {batches}")
