@@ -151,7 +151,7 @@ def _as_rows(rows: Any, num_envs: int, what: str = "rows") -> np.ndarray:
 #: The batch size, in bytes of state, observation and mask rows, above which the kernel prefetches.  Measured on a
 #: 2-core AMD EPYC VM, one thread, alternating bursts without and with (``benchmarks/bench_batch_size.py
 #: --prefetch-ab``, ``benchmarks/results/bench_prefetch_ab.txt``): up to 2.7 MiB (B=512) without ran 1.03-1.12x as
-#: fast, from 5.4 MiB on 0.75-0.86x; between, at B=1024 (3.7-4.5 MiB), 0.91-1.04x, a toss-up.  Prefetching where it
+#: fast, from 5.4 MiB on 0.75-0.86x; between, at B=1024 (3.7-4.5 MiB), 0.90-1.04x, a toss-up.  Prefetching where it
 #: was not needed cost at most 12%, not prefetching where it was up to 25%: the threshold sits below the toss-ups.
 PREFETCH_MIN_BYTES = 3 << 20
 
