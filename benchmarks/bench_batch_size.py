@@ -1,13 +1,17 @@
-"""Steps/s per game of a big batch against a small one, in alternating bursts on one thread (CPU time).
+"""Steps/s per game of big batches against a small one, in alternating bursts on one thread (CPU time).
 
 Issue 17 asks that B=8192 runs at least as fast per game as B=1024.  On a shared machine two sequential runs see
 different loads, so this alternates short bursts of the two batch sizes in one process, on one simulator thread,
 and counts steps per CPU-second of this process; the ratio of the medians is the number to read.  The bytes a game
 keeps are printed beside it: its state row (``Game.state_len`` int32 entries) and the float32 observation and int8
-legal mask rows that every step writes.
+legal mask rows that every step writes.  With more than two ``--batches`` (a sweep, e.g. ``256 1024 2048 4096 8192
+16384``) every size is compared with the first.  The simulator prefetches only batches over
+``uno_env.vector.PREFETCH_MIN_BYTES``; ``--prefetch-ab`` instead alternates bursts with and without prefetching at
+each batch size and prints the median of the pairs' ratios (without/with) and its quartiles: how that threshold was
+chosen.
 
-    python benchmarks/bench_batch_size.py [--games classic pocket dice] [--players 2 4] [--batches 1024 8192]
-                                          [--bursts 9] [--burst 0.3] [--json out.json]
+    python benchmarks/bench_batch_size.py [--games classic pocket dice] [--players 2 4] [--batches 1024 8192 ...]
+                                          [--bursts 9] [--burst 0.3] [--prefetch-ab] [--json out.json]
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import statistics
 import time
 from pathlib import Path
 
-from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
+from uno_env.vector import PREFETCH_MIN_BYTES, RandomLegalPolicy, UnoVectorEnv
 
 
 def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float) -> float:
@@ -32,37 +36,80 @@ def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float) -> float
     return calls * env.num_envs / (time.process_time() - t0)
 
 
+def prefetch_ab(args: argparse.Namespace) -> None:
+    print(f"one simulator thread; {args.bursts} pairs of {args.burst:g} CPU-s bursts without / with prefetching; "
+          f"load average {os.getloadavg()[0]:.2f} at the start; the simulator prefetches over "
+          f"{PREFETCH_MIN_BYTES / 2**20:g} MiB")
+    print(f"{'game':<9}{'players':>7}{'B':>7}{'MiB':>7}{'with':>12}{'without':>12}{'without/with [quartiles]':>30}")
+    out = {}
+    for game in args.games:
+        for n in args.players:
+            for b in args.batches:
+                env = UnoVectorEnv(game, b, num_players=n, seed=0, num_threads=1)
+                env.reset()
+                policy = RandomLegalPolicy(0)
+                runs: dict[bool, list[float]] = {True: [], False: []}
+                ratios = []
+                for i in range(args.bursts):
+                    for on in ((True, False) if i % 2 == 0 else (False, True)):
+                        env.prefetch = on
+                        runs[on].append(burst(env, policy, args.burst))
+                    ratios.append(runs[False][-1] / runs[True][-1])
+                q1, _, q3 = statistics.quantiles(ratios, n=4)
+                mib = b * (env.states[0].nbytes + env.observations[0].nbytes + env.masks[0].nbytes) / 2**20
+                with_, without = statistics.median(runs[True]), statistics.median(runs[False])
+                print(f"{game:<9}{n:>7}{b:>7}{mib:>7.1f}{with_:>12,.0f}{without:>12,.0f}"
+                      f"{statistics.median(ratios):>12.3f} [{q1:.3f}, {q3:.3f}]", flush=True)
+                out[f"{game}/{n}p/{b}"] = {"mib": mib, "with": runs[True], "without": runs[False]}
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="+", default=["classic", "pocket", "dice"])
     parser.add_argument("--players", nargs="+", type=int, default=[2, 4])
-    parser.add_argument("--batches", nargs=2, type=int, default=[1024, 8192], metavar=("SMALL", "BIG"))
+    parser.add_argument("--batches", nargs="+", type=int, default=[1024, 8192],
+                        help="batch sizes; the first is the one the others are compared with")
     parser.add_argument("--bursts", type=int, default=9)
     parser.add_argument("--burst", type=float, default=0.3, help="seconds of CPU time per burst")
+    parser.add_argument("--prefetch-ab", action="store_true",
+                        help="at each batch size, bursts without against with the kernel's prefetching")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
-    small, big = args.batches
+    if args.prefetch_ab:
+        prefetch_ab(args)
+        return
+    batches = args.batches
+    if len(batches) < 2 or len(set(batches)) != len(batches) or min(batches) < 1:
+        parser.error(f"--batches needs two or more distinct positive sizes, got {batches}")
+    small = batches[0]
     print(f"one simulator thread; {args.bursts} alternating bursts of {args.burst:g} CPU-s; steps per CPU-second "
           f"(median); load average {os.getloadavg()[0]:.2f} at the start")
-    print(f"{'game':<9}{'players':>7}{'row bytes':>11}{'obs+mask':>10}{f'B={small}':>13}{f'B={big}':>13}"
-          f"{'big/small':>11}")
+    header = f"{'game':<9}{'players':>7}{'row bytes':>11}{'obs+mask':>10}" + "".join(f"{f'B={b}':>13}" for b in batches)
+    if len(batches) == 2:
+        header += f"{'big/small':>11}"
+    else:
+        header += "".join(f"{f'{b}/{small}':>12}" for b in batches[1:])
+    print(header)
     out = {}
     for game in args.games:
         for n in args.players:
-            envs = {b: UnoVectorEnv(game, b, num_players=n, seed=0, num_threads=1) for b in (small, big)}
+            envs = {b: UnoVectorEnv(game, b, num_players=n, seed=0, num_threads=1) for b in batches}
             for env in envs.values():
                 env.reset()
-            runs: dict[int, list[float]] = {small: [], big: []}
+            runs: dict[int, list[float]] = {b: [] for b in batches}
             policy = RandomLegalPolicy(0)
             for i in range(args.bursts):
-                for b in ((small, big) if i % 2 == 0 else (big, small)):
+                for b in (batches if i % 2 == 0 else batches[::-1]):
                     runs[b].append(burst(envs[b], policy, args.burst))
             med = {b: statistics.median(v) for b, v in runs.items()}
             row_bytes = 4 * envs[small].game.state_len
             io_bytes = envs[small].observations[0].nbytes + envs[small].masks[0].nbytes
-            ratio = med[big] / med[small]
-            print(f"{game:<9}{n:>7}{row_bytes:>11,}{io_bytes:>10,}{med[small]:>13,.0f}{med[big]:>13,.0f}{ratio:>11.2f}",
-                  flush=True)
+            line = f"{game:<9}{n:>7}{row_bytes:>11,}{io_bytes:>10,}" + "".join(f"{med[b]:>13,.0f}" for b in batches)
+            line += "".join(f"{med[b] / med[small]:>{11 if len(batches) == 2 else 12}.2f}" for b in batches[1:])
+            print(line, flush=True)
             out[f"{game}/{n}p"] = {"row_bytes": row_bytes, "obs_mask_bytes": io_bytes,
                                    "runs": {str(b): v for b, v in runs.items()}}
     print(f"load average {os.getloadavg()[0]:.2f} at the end")

@@ -525,6 +525,58 @@ def test_invariants_hold_over_the_batch(name):
     assert ends > 0
 
 
+# ---------------------------------------------------------------------------------------------- prefetch
+def _trajectory_digest(env, steps: int) -> tuple[int, int]:
+    """A digest of everything ``steps`` random-policy steps return, and how many episodes ended."""
+    single = isinstance(env, V.UnoSingleAgentVectorEnv)
+    out = env.reset()
+    obs, masks = out[0], out[1]
+    pol = V.RandomLegalPolicy(11)
+    crc, ends = 0, 0
+    for _ in range(steps):
+        out = env.step(pol.act_batch(obs, masks))
+        obs, masks, info = out[0], out[1], out[-1]
+        term, trunc = out[-3], out[-2]
+        for a in (*out[:-1], info["final_observation"], info["winner"], info["episode_turns"]):
+            crc = zlib.crc32(np.ascontiguousarray(a).tobytes(), crc)
+        ends += int((term | trunc).sum())
+        assert single or env.check_invariants().size == 0
+    return crc, ends
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_prefetching_changes_no_result(name):
+    """The kernel's software prefetch (on for batches over ``PREFETCH_MIN_BYTES``, off below) only asks for memory
+    early: forced on or off, 64 games give the same observations, masks, rewards and episode results."""
+    game, rules = CONFIGS[name]
+    runs = []
+    for on in (False, True):
+        env = V.UnoVectorEnv(game, 64, rules=rules, seed=3)
+        env.prefetch = on
+        runs.append(_trajectory_digest(env, 250))
+    assert runs[0] == runs[1]
+    assert runs[0][1] > 0, "no episode ended: the auto-reset path went untested"
+
+
+def test_prefetching_changes_no_result_with_compiled_opponents():
+    runs = []
+    for on in (False, True):
+        env = V.UnoSingleAgentVectorEnv("dice", 64, num_players=3, opponents=["heuristic", "greedy"], seed=4,
+                                        learner_seat="random")
+        env.prefetch = on
+        runs.append(_trajectory_digest(env, 150))
+    assert runs[0] == runs[1] and runs[0][1] > 0
+
+
+def test_prefetch_is_on_only_for_batches_bigger_than_the_caches():
+    small = V.UnoVectorEnv("classic", 64)
+    per_game = small.states[0].nbytes + small.observations[0].nbytes + small.masks[0].nbytes
+    assert small.prefetch is False
+    edge = V.PREFETCH_MIN_BYTES // per_game
+    assert V.UnoVectorEnv("classic", edge).prefetch is False
+    assert V.UnoSingleAgentVectorEnv("classic", edge + 1).prefetch is True
+
+
 # ---------------------------------------------------------------------------------------------- privacy
 def _perturb_hidden(game, st: np.ndarray, viewer: int, rng: np.random.Generator) -> None:
     """Change what ``viewer`` may not know: card games, another seat's hand and the draw order; dice, the rolls."""

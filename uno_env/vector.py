@@ -31,6 +31,11 @@ GIL-free compiled code: no OpenMP, no numba threading layer, and no other librar
 thread the OS does not schedule (a busy machine) takes fewer chunks and the caller takes the rest, so a call is not
 much slower than on one thread.  Results never depend on the thread count.
 
+Memory.  Once a batch's state, observation and mask rows outgrow the caches, the kernel asks for the next games'
+memory while it steps one (software prefetch); below that size the processor's own prefetchers do as well and the
+extra instructions only cost time, so the attribute ``prefetch`` is set from the batch's size (over
+``PREFETCH_MIN_BYTES``).  Set it to measure either way: results never depend on it.
+
 Buffers.  Observations, masks, seats, rewards and flags are preallocated and rewritten in place by every call:
 copy what you keep (the Gymnasium and SB3 faces return copies).  ``infos`` describes the episodes that ended in
 this call (columns valid where ``terminated | truncated``): ``winner`` (-1 when truncated), ``episode_turns``,
@@ -63,7 +68,7 @@ from .yaml_io import short_repr
 __all__ = [
     # UnoGymVectorEnv is built on first use (module __getattr__), so gymnasium.vector is imported only then
     "UnoVectorEnv", "UnoSingleAgentVectorEnv", "UnoGymVectorEnv",  # noqa: F822
-    "RandomLegalPolicy", "make_gym_vector_env",
+    "RandomLegalPolicy", "make_gym_vector_env", "PREFETCH_MIN_BYTES",
     "make_sb3_vec_env", "game_seed", "episode_seeds",
 ]
 
@@ -143,6 +148,14 @@ def _as_rows(rows: Any, num_envs: int, what: str = "rows") -> np.ndarray:
     return arr
 
 
+#: The batch size, in bytes of state, observation and mask rows, above which the kernel prefetches.  Measured on a
+#: 2-core AMD EPYC VM, one thread, alternating bursts without and with (``benchmarks/bench_batch_size.py
+#: --prefetch-ab``, ``benchmarks/results/bench_prefetch_ab.txt``): up to 2.7 MiB (B=512) without ran 1.03-1.12x as
+#: fast, from 5.4 MiB on 0.75-0.86x; between, at B=1024 (3.7-4.5 MiB), 0.90-1.04x, a toss-up.  Prefetching where it
+#: was not needed cost at most 12%, not prefetching where it was up to 25%: the threshold sits below the toss-ups.
+PREFETCH_MIN_BYTES = 3 << 20
+
+
 # ---------------------------------------------------------------------------------------------- shared machinery
 class _VectorBase(ExactCopy, GameMetadata):
     """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
@@ -192,6 +205,9 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._pool_kind = np.zeros(0, dtype=np.int64)
         self._weights = BL.baseline_weight_array(self.game)
         self._has_reset = False
+        bytes_per_game = self._states[0].nbytes + self._obs[0].nbytes + self._masks[0].nbytes
+        #: software prefetch in the kernel (see "Memory" above); changes speed only, never a result
+        self.prefetch = B * bytes_per_game > PREFETCH_MIN_BYTES
         self._link_infos()
 
     def _after_copy(self) -> None:
@@ -390,6 +406,8 @@ class _VectorBase(ExactCopy, GameMetadata):
 
     def _advance(self, rows: np.ndarray, actions: np.ndarray, learner: np.ndarray, mode: int) -> int:
         """One kernel call over ``rows``, split into chunks over ``num_threads`` threads (games are independent)."""
+        if self.prefetch:
+            mode |= K.MODE_PREFETCH
         args = (learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards, self._lrew,
                 self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf, self._counters,
                 self._opponent_ids, self._pool_kind, self._weights)

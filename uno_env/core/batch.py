@@ -46,6 +46,9 @@ COUNTERS_LEN = 3
 HEAD_AHEAD = 8
 REST_AHEAD = 4
 
+#: bit of ``advance``'s ``mode``: prefetch the next games' memory while stepping one
+MODE_PREFETCH = 8
+
 OPP_SALT = np.int64(0x2545F4914F6CDD1D)  # opponent PRNG of an episode = splitmix64(core seed ^ OPP_SALT)
 
 
@@ -126,7 +129,9 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
                           ``pool_kind`` says (random, greedy, heuristic: ``baselines.KIND_*``), stopping at a
                           seat played from Python (KIND_EXTERNAL); else return as soon as any seat is to act;
                           bit 1: draw the learner's seat at random (from the opponent stream) when an episode
-                          starts; bit 2: stop when an episode starts (the caller draws its opponents first)
+                          starts; bit 2: stop when an episode starts (the caller draws its opponents first);
+                          bit 3 (``MODE_PREFETCH``): prefetch the next games' memory (``prefetch.py``), which pays
+                          only once the batch's arrays outgrow the caches
     masks    int8 (B,A)   the current legal masks, kept up to date
     obs      f32 (B,D)    observation of the seat to act
     seats    int64 (B,)   seat to act (-1: waiting for a seed-list refill)
@@ -147,15 +152,16 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     play_opp = (mode & 1) != 0 and not multi
     random_seat = (mode & 2) != 0 and not multi
     stop_at_start = (mode & 4) != 0
+    prefetch = (mode & MODE_PREFETCH) != 0
     scratch_obs = np.empty(obs.shape[1], dtype=np.float32)  # what a compiled opponent sees
     scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
     dry = 0
     for i in range(rows.shape[0]):
         # big batches do not fit the caches: ask for game i+HEAD_AHEAD's head and game i+REST_AHEAD's other lines
         # now (prefetch.py)
-        if i + HEAD_AHEAD < rows.shape[0]:
+        if prefetch and i + HEAD_AHEAD < rows.shape[0]:
             prefetch_game_head(states, rows[i + HEAD_AHEAD])
-        if i + REST_AHEAD < rows.shape[0]:
+        if prefetch and i + REST_AHEAD < rows.shape[0]:
             prefetch_game_rest(states, obs, masks, cfg, rows[i + REST_AHEAD])
         b = rows[i]
         st = states[b]
