@@ -7,8 +7,8 @@ proves the pair useless, which it cannot across the many branches of a rule.  Th
 options, the kind table, the dice, the PRNG word, the mask and the rewards to dozens of small functions per step,
 so a step paid for a hundred or so atomic operations on a few shared counters.  Measured (``perf`` on UNO Dice,
 2 players, 128 games, one thread, Intel Xeon VM): 45-50% of the batched step's samples were in ``NRT_incref`` /
-``NRT_decref``.  Without the counting, B=1024 ran 2.9x (classic), 2.7x (pocket) and 1.9x (UNO Dice) the steps per
-CPU-second on that machine (``benchmarks/bench_ab.py``; ``docs/benchmarks.md``).
+``NRT_decref``.  Without the counting, B=1024 ran 3.0x (classic), 3.1x (pocket) and 2.0x (UNO Dice) the steps per
+CPU-second on that machine, idle (``benchmarks/results/bench_ab_dice7_61ddd18.txt``; ``docs/benchmarks.md``).
 
 Nothing in the rules needs the count: every array they read or write belongs to their caller (Python or a batch
 kernel) for the whole call, and they allocate nothing.  Code that does allocate (the compiled baselines' scratch
