@@ -3,13 +3,19 @@ from the observation layout's own descriptions, and the compiled random legal ac
 
 The observer counts seats relative to the viewer without integer division and the random action skips groups of
 illegal actions (issue 11); both must give exactly what the straightforward code gives, for every seat, game and
-table size (2-5 players; UNO Dice 2-4) on states met in play.
+table size (2-5 players; UNO Dice 2-4) on states met in play.  And the core is compiled without numba's reference
+counting (``uno_env.core._jit``) in every function, whichever compiles first.
 """
 from __future__ import annotations
 
+import importlib
+import pkgutil
+
 import numpy as np
 import pytest
+from numba.core.registry import CPUDispatcher
 
+import uno_env.core
 from uno_env.core import batch as K
 from uno_env.core.layout import LOC_BAG, LOC_CENTRE, BatchView
 from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
@@ -120,3 +126,16 @@ def test_random_legal_is_the_plain_scan(width):
         expect.append(int(legal[((draw >> 32) * len(legal)) >> 32]))
     assert K.random_actions(masks, words, out) == -1
     assert out.tolist() == expect
+
+
+def test_every_compiled_core_function_states_its_reference_counting():
+    """numba compiles a function that leaves ``_nrt`` unset with the setting of whichever caller compiled it first
+    (``uno_env.core._jit``), so each compiled function of the core must come from ``_jit.njit`` or
+    ``_jit.njit_refcounted``, never from ``numba.njit`` directly."""
+    unset = []
+    for info in pkgutil.iter_modules(uno_env.core.__path__):
+        module = importlib.import_module(f"uno_env.core.{info.name}")
+        for name, obj in vars(module).items():
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__ and "_nrt" not in obj.targetoptions:
+                unset.append(f"{module.__name__}.{name}")
+    assert not unset, f"compiled with numba.njit instead of uno_env.core._jit: {unset}"

@@ -8,11 +8,10 @@ or, with ``stacking``, answer it).  The 7 and 0 of ``seven_zero`` and Dip Into D
 """
 from __future__ import annotations
 
-from numba import njit
-
 from . import common as U
 from . import dip, house, matching
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .cards import COL_SYMBOL, REVERSE, SKIP, WILD_DIP
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from . import common as U
 from . import dice_baselines as DB
@@ -25,6 +24,7 @@ from . import engine as E
 from . import observe as O
 from . import wilds
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit_refcounted
 from .cards import (
     COL_COLOUR,
     COL_COUNT,
@@ -89,12 +89,12 @@ def baseline_weight_array(game, weights: dict[str, float] | None = None,
 
 
 # ---------------------------------------------------------------------------------------------- action table
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _start(a_k, a_b, k):
     return a_k * k + a_b
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _argmax(obs, lo, hi):
     best, at = obs[lo], 0
     for i in range(lo + 1, hi):
@@ -103,13 +103,13 @@ def _argmax(obs, lo, hi):
     return at
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _is_wild(spec, kind):
     return spec[kind, COL_COLOUR] == NO_COLOUR
 
 
 # ---------------------------------------------------------------------------------------------- greedy
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def greedy_action(obs, mask, spec, offs, n, shift):
     """``GreedyAgent``'s choice for one decision; ``shift`` is its tie-break rotation (0..A-1)."""
     k = spec.shape[0]
@@ -180,13 +180,13 @@ def greedy_action(obs, mask, spec, offs, n, shift):
 
 
 # ---------------------------------------------------------------------------------------------- heuristic
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _restricted(spec, kind):
     sym = spec[kind, COL_SYMBOL]
     return sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _unseen(obs, spec, offs, out):
     """Copies of each kind the seat cannot see: deck - own hand - discard pile (card games)."""
     k = spec.shape[0]
@@ -199,7 +199,7 @@ _NSYM = 20  # symbols are 0..17 (cards.py)
 _T_SAME = 5 + _NSYM  # start of the (colour, symbol) -> kind table inside ``tab``
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _unseen_tables(spec, unseen, tab):
     """Per-decision sums the match model reads: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
     ``tab[5 + symbol]`` unseen coloured cards per symbol, ``tab[_T_SAME + colour * 20 + symbol]`` the kind of that
@@ -218,7 +218,7 @@ def _unseen_tables(spec, unseen, tab):
                 tab[at] = kind
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     """P(the seat ``rel`` places after the viewer can follow ``kind`` with ``colour`` named), from the unseen cards."""
     if total <= 0:
@@ -237,7 +237,7 @@ def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     return 1.0 - math.pow(1.0 - f, float(h))
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w):
     """P(the Wild Draw card just played was a bluff), from the public information."""
     k = spec.shape[0]
@@ -277,7 +277,7 @@ def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w):
     return beta * q / denom if denom > 0 else 0.0
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def heuristic_action(obs, mask, cfg, spec, offs, w, scratch):
     """``HeuristicAgent``'s choice for one decision of a card game (``scratch``: a zeroed state row, for asking
     the rules whether a Wild Draw Four would be legal)."""
@@ -392,7 +392,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch):
     return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first):
     k = spec.shape[0]
     n = cfg[E.C_NP]
@@ -472,7 +472,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     return best_kind + (play_uno if uno_ok[best_kind] else 0)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
                 wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total,
                 sizes_at, seven_zero):
@@ -560,7 +560,7 @@ def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, h
 
 
 # ---------------------------------------------------------------------------------------------- UNO Dice greedy
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def dice_greedy_action(obs, mask, spec, offs, w, n, shift):
     """``GreedyAgent``'s choice in UNO Dice: the card rule over the faces the legal dice show, then the lowest
     die showing the chosen face; -1 when ``w`` lacks the dice block."""
@@ -577,7 +577,7 @@ def dice_greedy_action(obs, mask, spec, offs, w, n, shift):
 
 
 # ---------------------------------------------------------------------------------------------- dispatch
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def baseline_action(kind, obs, mask, cfg, spec, offs, w, scratch, rng):
     """The action of compiled baseline ``kind`` (KIND_*) for one seat's ``obs`` and ``mask``; -1 if it has none
     (or, in UNO Dice, when ``w`` is not the game's :func:`baseline_weight_array`).
@@ -597,7 +597,7 @@ def baseline_action(kind, obs, mask, cfg, spec, offs, w, scratch, rng):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@njit_refcounted(cache=True, nogil=True)
 def baseline_actions(kind, obs, masks, cfg, spec, offs, w, shifts, out):
     """``out[i]`` = compiled baseline ``kind``'s action for row ``i`` (greedy: tie-break rotation ``shifts[i]``);
     ``w``: the game's :func:`baseline_weight_array`.  Returns the first row left without an action (``out`` -1:

@@ -14,12 +14,12 @@ which share OpenMP with torch and collapse on a busy machine.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import baselines as BL
 from . import common as U
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit, njit_refcounted
 from .invariants import check_state
 from .observe import observe_one
 from .prefetch import prefetch_game_head, prefetch_game_rest
@@ -115,8 +115,9 @@ def _add_rewards(r, n, rewards, lrew, b, me):
         lrew[b] += r[me]
 
 
-def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
-             rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind, weights):
+@njit_refcounted(cache=True, nogil=True)
+def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
+            rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind, weights):
     """Step, auto-reset, (compiled opponents,) observe; returns how many games wait for a seed-list refill.
 
     rows     int64 (R,)   games to process
@@ -146,6 +147,19 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     pool_kind int64 (P,)  what plays each pool index (``baselines.KIND_*``); length 0: every opponent is random
     weights  f64 (W,)     the compiled baselines' parameters (``baselines.baseline_weight_array``)
     """
+    # allocating needs reference counting, which the loop over the games is compiled without (``_jit.py``)
+    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)  # what a compiled opponent sees
+    scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
+    return _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats,
+                          rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
+                          pool_kind, weights, scratch_obs, scratch_row)
+
+
+@njit(cache=True, nogil=True)
+def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
+                   rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind,
+                   weights, scratch_obs, scratch_row):
+    """:func:`advance` with its scratch rows given."""
     n = cfg[E.C_NP]
     step = actions.shape[0] > 0
     multi = learner.shape[0] == 0
@@ -153,8 +167,6 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
     random_seat = (mode & 2) != 0 and not multi
     stop_at_start = (mode & 4) != 0
     prefetch = (mode & MODE_PREFETCH) != 0
-    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)  # what a compiled opponent sees
-    scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
     dry = 0
     for i in range(rows.shape[0]):
         # big batches do not fit the caches: ask for game i+HEAD_AHEAD's head and game i+REST_AHEAD's other lines
@@ -212,8 +224,6 @@ def _advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, m
             observe_one(st, cfg, spec, offs, st[E.S_CUR], obs[b])
     return dry
 
-
-advance = njit(cache=True, nogil=True)(_advance)
 
 
 @njit(cache=True, nogil=True)

@@ -5,9 +5,9 @@ A game's randomness is one splitmix64 word per game (``rng``), so a game's strea
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, DRAW_ONE, DRAW_TWO, WILD_DRAW_FOUR, WILD_DRAW_TWO
 from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
 

@@ -32,11 +32,11 @@ Not used (documented gaps): what a seat learned privately beyond the observation
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import common as U
 from . import matching, wilds
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit_refcounted
 from .cards import COL_COLOUR, COL_COUNT, NO_COLOUR
 from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
@@ -47,7 +47,7 @@ SAMPLE_OK = 0
 SAMPLE_INCONSISTENT = 1  # the public counts do not add up (a hand-edited state): nothing written
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def unseen_counts(st, cfg, spec, seat, out):
     """``out[kind]`` = copies of ``kind`` that ``seat`` cannot see (card games); returns their total, or -1 when a
     count is negative (the state holds more copies than the deck)."""
@@ -61,7 +61,7 @@ def unseen_counts(st, cfg, spec, seat, out):
     return total
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _guilt(out, cfg, spec, rng):
     """Whether the pending restricted wild of ``out[S_WD_PLAYER]`` was a bluff, judged on its sampled hand."""
     player = out[S_WD_PLAYER]
@@ -77,7 +77,7 @@ def _guilt(out, cfg, spec, rng):
     return 0 if legal else 1
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
     """Write into ``out`` (and ``out_rng``) a state drawn uniformly among those ``seat`` cannot tell from ``st``.
 

@@ -7,10 +7,9 @@ one.  Dice are not interchangeable (each die has its own faces), so every die's 
 """
 from __future__ import annotations
 
-from numba import njit
-
 from . import common as U
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .cards import COL_COLOUR, COL_SYMBOL
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*

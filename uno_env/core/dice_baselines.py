@@ -22,12 +22,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from . import common as U
 from . import engine as E
 from . import observe as O
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit_refcounted
 from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, DRAW_TWO, NO_COLOUR, REVERSE, SKIP, WILD_DRAW_FOUR
 
 track_dependencies(__file__, rule_sources())
@@ -101,33 +101,33 @@ def dice_block(spec: np.ndarray, dice: np.ndarray, num_dice: int,
 
 
 # ---------------------------------------------------------------------------------------------- reading
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _q_at(k):
     return P_TABLES
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _top_p_at(k):
     return P_TABLES + 4 * k
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _keep_at(k):
     return P_TABLES + 8 * k
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _kinds_at(k, d):
     return P_TABLES + 8 * k + d
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def dice_count(mask, spec):
     """D, from the length of the action table (A = play_die + 2 D)."""
     return (mask.shape[0] - (E.A_PLAY_DIE_K * spec.shape[0] + E.A_PLAY_DIE_B)) // 2
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def block_fits(w, spec, d):
     """True when ``w`` holds the dice block of a game with these kinds and ``d`` dice."""
     k = spec.shape[0]
@@ -136,7 +136,7 @@ def block_fits(w, spec, d):
     return w[P_K] == k and w[P_D] == d
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def die_kind(obs, offs, w, k, d, die):
     """The kind die ``die`` shows (``ActionView.die_kinds``: the first face flagged in the ``die_face`` block)."""
     at = offs[O.B_DIE_FACE] + 6 * die
@@ -147,7 +147,7 @@ def die_kind(obs, offs, w, k, d, die):
     return int(w[_kinds_at(k, d) + 6 * die + face])
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def kind_mask(obs, mask, spec, offs, w, d, out):
     """``ActionView.dice_as_kinds``'s mask: ``mask`` with each legal ``play die i`` (+ UNO) moved to the
     ``play`` (``play_uno``) action of the kind die i shows."""
@@ -163,7 +163,7 @@ def kind_mask(obs, mask, spec, offs, w, d, out):
             out[a] = 0
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def die_for(obs, mask, spec, offs, w, d, choice, least_worth):
     """The legal die action that plays ``choice`` (a ``play``/``play_uno`` kind action): the lowest die showing
     that kind, or with ``least_worth`` the one with the smallest ``die_keep_value`` (first on ties)."""
@@ -186,14 +186,14 @@ def die_for(obs, mask, spec, offs, w, d, choice, least_worth):
 
 
 # ---------------------------------------------------------------------------------------------- heuristic
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _follows(spec, top, colour, kind):
     """Kind ``kind`` can be played on centre kind ``top`` showing ``colour`` (the agent's ``matches`` table)."""
     c = spec[kind, COL_COLOUR]
     return c == NO_COLOUR or c == colour or spec[kind, COL_SYMBOL] == spec[top, COL_SYMBOL]
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _pairwise_leaf(v, lo, n):
     """numpy's pairwise sum of ``v[lo:lo+n]`` for n <= 128: eight accumulators, then the rest one by one."""
     if n < 8:
@@ -221,14 +221,14 @@ def _pairwise_leaf(v, lo, n):
     return res
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _pairwise_split(n):
     """Where numpy splits a sum of more than 128 values."""
     n2 = n // 2
     return n2 - n2 % 8
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _pairwise_mid(v, lo, n):
     if n <= 128:
         return _pairwise_leaf(v, lo, n)
@@ -236,7 +236,7 @@ def _pairwise_mid(v, lo, n):
     return _pairwise_leaf(v, lo, n2) + _pairwise_leaf(v, lo + n2, n - n2)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _pairwise_sum(v, lo, n):
     """``numpy.sum`` of ``v[lo:lo+n]`` in numpy's own order, so the sums agree bit for bit.  numpy recurses; so
     does this, unrolled to the depth needed up to n = 484 (numba's cache cannot hold recursive functions), while
@@ -247,13 +247,13 @@ def _pairwise_sum(v, lo, n):
     return _pairwise_mid(v, lo, n2) + _pairwise_mid(v, lo + n2, n - n2)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _threat(obs, sizes_at, w, rel):
     """How much hurting seat ``rel`` is worth (the agent's ``_threat``)."""
     return 1.0 + w[P_WEIGHTS + D_LEAD] * max(0, 3 - int(obs[sizes_at + rel]))
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _p_stuck(hand, at, size, spec, w, top, colour):
     """P(a seat holding ``hand[at:at+K]`` (``size`` dice) cannot play on ``top`` in ``colour`` this turn, reroll
     and draw included) (the agent's ``_p_stuck``)."""
@@ -266,7 +266,7 @@ def _p_stuck(hand, at, size, spec, w, top, colour):
     return math.pow(1.0 - w[_q_at(k) + top * 4 + colour], float(size + 1))
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _best_colour(obs, offs, spec, w, n, rest, top, facing):
     """(colour, score): the colour to name after wild ``top``, leaving ``rest`` in hand (the agent's
     ``_best_colour``)."""
@@ -290,7 +290,7 @@ def _best_colour(obs, offs, spec, w, n, rest, top, facing):
     return best, best_score
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _follow_chance(rest, spec, w, scratch):
     """P(``rest`` holds a die that follows a random future centre die) (the agent's ``_follow_chance``): the
     ``top_p`` entries it covers, in the agent's (centre kind, colour) order, summed in numpy's order."""
@@ -316,7 +316,7 @@ def _follow_chance(rest, spec, w, scratch):
     return _pairwise_sum(scratch, 0, m)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def heuristic_action(obs, mask, cfg, spec, offs, w):
     """``DiceHeuristicAgent``'s choice for one UNO Dice decision; -1 when ``w`` lacks the dice block."""
     k = spec.shape[0]
@@ -341,7 +341,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w):
     return choice
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _choose(obs, km, cfg, spec, offs, w):
     """The action the heuristic's scores prefer, plays as per-kind ``play`` ids (the agent's ``_choose``)."""
     k = spec.shape[0]

@@ -6,11 +6,10 @@ made with the Dip counts after the give (project rules, all games: one card left
 """
 from __future__ import annotations
 
-from numba import njit
-
 from . import common as U
 from . import drawing, matching
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 

@@ -11,12 +11,11 @@ RLCard's drawn card instead (``draw_rlcard``): no decision, and the card's fate 
 """
 from __future__ import annotations
 
-from numba import njit
-
 from . import action_cards, matching, uno
 from . import common as U
 from . import dice as D
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .cards import COL_COLOUR, NO_COLOUR
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*

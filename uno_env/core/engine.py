@@ -24,11 +24,10 @@ Set ``NUMBA_DISABLE_JIT=1`` to run the core as plain Python (tracebacks, coverag
 """
 from __future__ import annotations
 
-from numba import njit
-
 from . import dice as D
 from . import dip, drawing, house, matching, rounds, uno, wilds
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .actions import offsets as action_offsets  # noqa: F401 - re-exported
 from .common import below as _below  # noqa: F401 - re-exported for the batch kernels and the soak driver

@@ -16,11 +16,11 @@
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import common as U
 from . import matching, uno, wilds
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit, njit_refcounted
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .cards import COL_COLOUR, COL_SYMBOL, NO_COLOUR, REVERSE, SKIP
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
@@ -73,7 +73,7 @@ def seven_zero_effect(st, cfg, spec, dice, rng, seat, sym):
     return False
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)  # its scratch copy of the hands is allocated
 def rotate_hands(st, cfg, direction):
     """Every hand passes to the next player in the direction of play."""
     np_ = cfg[C_NP]

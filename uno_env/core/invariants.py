@@ -6,11 +6,11 @@ bookkeeping bug in the rules shows up as a broken invariant at the step that cau
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import actions as A
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit_refcounted
 from .cards import WILD_DRAW_FOUR, WILD_DRAW_TWO
 
 track_dependencies(__file__, rule_sources())
@@ -53,7 +53,7 @@ FAILURE_NAMES = ("ok", "negative count", "hand size", "conservation", "seat", "t
                  "fields 'called', 'scores' must be 0 for seats past num_players")
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def check_state(st, cfg, spec, dice):
     """The one invariant checker: 0 when ``st`` is a consistent state, else a failure code (FAILURE_NAMES).
 
@@ -150,7 +150,7 @@ def check_state(st, cfg, spec, dice):
     return check_phase(st, cfg, spec, dice)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def check_phase(st, cfg, spec, dice):
     """0 when the phase fits the other fields and the rules, else a failure code (BAD_OVER .. BAD_EMPTY_SEAT).
 
@@ -197,7 +197,7 @@ def check_phase(st, cfg, spec, dice):
     return 0
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def soak(cfg, spec, dice, seeds, play_bias, out):
     """Play one random game per seed, checking every invariant after every step.
 

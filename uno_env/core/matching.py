@@ -9,12 +9,11 @@ A player who plays its last card wins the round (``rounds``).
 """
 from __future__ import annotations
 
-from numba import njit
-
 from . import action_cards, drawing, house, rounds, uno, wilds
 from . import common as U
 from . import dice as D
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .cards import COL_COLOUR, COL_SYMBOL, NO_COLOUR
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 

@@ -9,10 +9,10 @@ Four was a bluff) never enter.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 
 track_dependencies(__file__, rule_sources())
 

@@ -11,11 +11,12 @@ moves memory into the cache earlier, so results stay bit-identical.
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import engine as E
+from ._jit import njit
 
 
 def _prefetch_intrinsic(write: int):  # type: ignore[no-untyped-def]

@@ -19,13 +19,12 @@ plays first) and ``reverse_two_players: reverse``.
 """
 from __future__ import annotations
 
-from numba import njit
-
 from ..config import OPTIONS
 from . import common as U
 from . import dice as D
 from . import drawing, wilds
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit, njit_refcounted
 from .cards import COL_COLOUR, COL_COUNT, COL_SYMBOL, DRAW_ONE, DRAW_TWO, NO_COLOUR, REVERSE, SKIP, WILD
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
@@ -187,7 +186,7 @@ def reset(st, rng, cfg, spec, dice, seed):
     start_round(st, cfg, spec, dice, rng, start)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)  # copies the prepared pile
 def deal_prepared(st, rng, cfg, spec, dice, dealer):
     """Test hook (card games): start a round from the draw pile already in ``st`` (a whole deck, top last),
     unshuffled, with ``dealer`` dealing: scenario tests of the deal and of the first card turned up."""

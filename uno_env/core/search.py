@@ -49,11 +49,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
 from . import common as U
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit_refcounted
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .baselines import heuristic_action
 from .cards import COL_COLOUR, COL_POINTS
@@ -82,13 +82,13 @@ NEG = -1.0e18
 
 
 # ---------------------------------------------------------------------------------------------- rollout policies
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def random_action(mask, na, rng):
     """A uniformly random legal action of ``mask`` (-1 if none)."""
     return U.random_legal(mask, na, rng)
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _colour_counts(st, spec, k, seat, out):
     for c in range(5):
         out[c] = 0
@@ -98,7 +98,7 @@ def _colour_counts(st, spec, k, seat, out):
             out[spec[kind, COL_COLOUR]] += cnt
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _other_score(st, cfg, spec, seat, a, k, colours):
     """Greedy's score of a legal action that is not a play: colours, draw, keep, give, swap..."""
     if a < A_DRAW_K * k + A_DRAW_B:  # name a colour: the one held most of
@@ -115,7 +115,7 @@ def _other_score(st, cfg, spec, seat, a, k, colours):
     return 0.0  # draw, accept, pass, reroll
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
     """The ``greedy`` agent's rule read from the state row (every game, UNO Dice's die plays too): the
     highest-value card first, the UNO call with it, the colour held most of, never challenge; ties at random."""
@@ -146,7 +146,7 @@ def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
     return pick
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def policy_action(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours):
     """The rollout policy's action for the acting seat of ``st`` (``mask`` = its legal mask).
 
@@ -164,7 +164,7 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colour
     return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _heuristic_view(st, cfg, spec, offs, seat, obs):
     """The blocks of ``seat``'s observation that ``heuristic_action`` reads, written over the previous call's
     (the rollout's buffer; a test holds its choices equal to those on the full observation).  A rollout step
@@ -195,7 +195,7 @@ def _heuristic_view(st, cfg, spec, offs, seat, obs):
         obs[s_at + r] = st[O_HAND_N + (seat + r) % n]
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _rollout_action(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, hs, colours):
     """:func:`policy_action` inside a rollout, given the number of ``legal`` actions: a forced move (a draw with
     nothing playable, keeping an unplayable card: a third of a rollout's decisions) is taken without building
@@ -214,7 +214,7 @@ def _rollout_action(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, h
 
 
 # ---------------------------------------------------------------------------------------------- the tree
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def tree_reset(child, visits, avail, wins, counters):
     """Empty the tree: the root alone (node 0)."""
     child[0, :] = -1
@@ -226,7 +226,7 @@ def tree_reset(child, visits, avail, wins, counters):
     counters[T_SIMS] = 0
 
 
-@njit(cache=True, inline="always")
+@njit_refcounted(cache=True, inline="always")
 def _new_child(child, visits, avail, wins, counters, node, action):
     """Add the node reached from ``node`` by ``action`` (the caller checked the tree has room); its index."""
     new = counters[T_SIZE]
@@ -239,7 +239,7 @@ def _new_child(child, visits, avail, wins, counters, node, action):
     return new
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs, colours):
     """Play ``s`` on with the rollout policy until the round ends (or ``horizon`` decisions); returns the
     decisions played."""
@@ -255,7 +255,7 @@ def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs
     return steps
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, bias, rng, child, visits, avail,
            wins, counters, s, srng, mask, rew, pool, path, obs, offs, w, hs, colours, value):
     """Run ``sims`` more simulations of SO-ISMCTS for ``seat`` from the real state ``st`` into the tree.
@@ -361,7 +361,7 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
     return 0
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask, base, totals, sq, vals, counts,
                 counters, s, srng, s2, srng2, prng, mask, rew, pool, obs, offs, w, hs, colours, value):
     """Flat Monte Carlo with common random numbers: ``sims`` determinizations of what ``seat`` knows, and in each
@@ -405,7 +405,7 @@ def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask
     return 0
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def position_value(s, cfg, r0, value):
     """Each seat's score for a simulation that ended in ``s``: 1 for the round's winner once the round is over
     (nothing for anyone in a game cut off at ``max_turns``); in a rollout cut at its horizon, a share of 1 that
@@ -429,7 +429,7 @@ def position_value(s, cfg, r0, value):
         value[p] /= total
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def root_choice(child, visits, wins, mask, seat, out_visits, out_value):
     """The most visited legal action at the root (ties: the higher win rate); fills per-action statistics."""
     best = -1
@@ -450,7 +450,7 @@ def root_choice(child, visits, wins, mask, seat, out_visits, out_value):
     return best
 
 
-@njit(cache=True)
+@njit_refcounted(cache=True)
 def rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, obs, offs, w, hs, colours, prng):
     """Play ``steps`` decisions with a rollout policy from ``st`` (reset from a fresh seed at each episode end);
     returns the episodes finished.  The plain simulator's speed under a rollout policy, for the benchmark."""

@@ -8,11 +8,11 @@ carries no penalty.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import common as U
 from . import drawing
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())

@@ -11,12 +11,11 @@ draws and loses the turn (answering with a draw card is the ``stacking`` house r
 """
 from __future__ import annotations
 
-from numba import njit
-
 from . import action_cards, drawing, house, matching
 from . import common as U
 from . import dice as D
 from ._cache import rule_sources, track_dependencies
+from ._jit import njit
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .cards import COL_COLOUR, WILD_DRAW_FOUR, WILD_DRAW_TWO
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
