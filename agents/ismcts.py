@@ -43,8 +43,9 @@ the search's own model (every other seat the heuristic, hidden cards dealt unifo
 are not uniform given what they played; and a seat's gain is partly taken from the other searching seat.
 
 Three times the samples did not get there either: ``ismcts:sims=300`` (the oracle's 0.38 against 0.10; about
-three times the time a decision) won 51.3% [49.1, 53.5] in 4-player classic and 51.1% [48.9, 53.3] in pocket (2,000 games each,
-seed 0): a point above the default, within the noise of 2,000 games, so the default budget stays at 100.
+three times the time a decision) won 51.3% [49.1, 53.5] in 4-player classic and 51.1% [48.9, 53.3] in pocket
+(2,000 games each, seed 0): a point above the default, within the noise of 2,000 games, so the default budget
+stays at 100.
 
 Inference from draws was tried and gave nothing: a branch recorded, per seat, what it drew on (top card, colour,
 hand size) and dealt samples in which a seat that drew held nothing playable then (``draws=model``: the heuristic
