@@ -15,11 +15,14 @@ from uno_env.aec import ActionOutOfRangeError
 from uno_env.gym_env import UnoGymEnv
 from uno_env.vector import UnoSingleAgentVectorEnv, UnoVectorEnv
 
-# A real SIGINT, delivered while `play` loads its opponents. Sent from outside after a fixed sleep it raced the
-# start-up: on a fast machine with warm caches `play` was already waiting for the human's move, where Ctrl-C is
-# "quit the game" (status 0), so the signal is raised from inside the loading step instead.
+# A real SIGINT, delivered while `play` loads its opponents. The child first takes Python's own handler back: a
+# process started by a parent that ignores SIGINT (a pytest-xdist worker can, depending on what ran in it before)
+# inherits the ignore, and Python then installs no KeyboardInterrupt handler, so the signal did nothing and `play`
+# ended at end of input with status 0. The signal is raised from inside the loading step, not sent from outside
+# after a fixed sleep, which could land after start-up, where Ctrl-C quits the game (status 0) by design.
 _INTERRUPT_WHILE_LOADING = """
 import signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import uno_env.agents.registry as registry
 import uno_env.cli
 load_agent = registry.load_agent
