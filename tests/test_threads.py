@@ -101,6 +101,43 @@ def test_worker_threads_run_chunks_and_errors_reach_the_caller():
     assert _threads._pool.run(lambda i: 1, 9, 3) == 9  # the pool still works after an error
 
 
+def test_shared_calls_split_the_work_and_errors_reach_the_caller():
+    """``share``: every thread calls ``fn`` once; the calls take work from a common counter until none is left, and
+    the caller returns only once every piece is done, even one a helper is still running."""
+    lock = threading.Lock()
+    left, done, names = [40], [0], set()
+
+    def fn():
+        names.add(threading.current_thread().name)
+        while True:
+            with lock:
+                if left[0] == 0:
+                    return
+                left[0] -= 1
+            time.sleep(0.0002)
+            with lock:
+                done[0] += 1
+
+    _threads.share(fn, lambda: done[0] == 40, 3)
+    assert done[0] == 40 and "MainThread" in names
+
+    def bad():
+        if threading.current_thread().name != "MainThread":
+            raise ZeroDivisionError("helper")
+        time.sleep(0.05)  # the helper's call fails while the caller's runs
+
+    with pytest.raises(ZeroDivisionError, match="helper"):
+        _threads.share(bad, lambda: False, 2)
+    _threads.share(lambda: None, lambda: True, 2)  # the pool still works after an error
+
+
+def test_claimed_pieces_cover_the_batch():
+    for n in (1, 128, 1000, 8192):
+        for threads in (2, 3, 16):
+            size = _threads.claim_size(n, threads)
+            assert size >= _threads.MIN_CLAIM and size * threads * _threads.CLAIMS_PER_THREAD >= n
+
+
 @pytest.mark.parametrize("bad", [0, -1, 1.5, "2", True, None])
 def test_num_threads_must_be_a_positive_int(bad):
     if bad is None:

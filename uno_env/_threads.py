@@ -12,6 +12,11 @@ Here nothing outside this module changes: no environment variable, no runtime's 
 more chunks than threads and every thread, the caller's included, claims the next unclaimed chunk; a thread that
 the OS does not schedule (a busy machine) just claims fewer chunks and the caller does the rest, so a call is never
 much slower than running it on one thread.  Idle workers sleep on a condition variable (no spinning).
+
+The simulator's step claims its chunks inside the compiled code (:func:`share`, ``core.batch.advance_shared``):
+each thread makes one call per step and takes pieces of the batch from an atomic counter until none is left.  A
+step of 1,024 games takes about half a millisecond, and handing out chunks from Python cost a numba dispatch of two
+dozen arguments and a hand-over of the GIL per chunk, all of it serial; now that is paid once per thread.
 """
 from __future__ import annotations
 
@@ -24,6 +29,11 @@ from collections.abc import Callable
 ENV_VAR = "UNO_ENV_NUM_THREADS"
 MIN_CHUNK = 64  # games per chunk at least: below that a chunk costs more to hand over than to run
 CHUNKS_PER_THREAD = 4  # several chunks per thread so that a descheduled thread holds back little work
+# games per piece that threads claim inside a compiled call (``core.batch.advance_shared``): claiming costs a
+# fraction of a microsecond, so pieces can be small; a big batch's pieces stay long enough for the kernel's
+# prefetching, which starts over at every piece
+MIN_CLAIM = 32
+CLAIMS_PER_THREAD = 16
 
 
 def available_cpus() -> int:
@@ -110,6 +120,29 @@ class _Job:
                     self.done.set()
 
 
+class _SharedJob:
+    """One call of ``fn`` per thread; the calls split the work among themselves (``finished()`` says when it is all
+    done).  A helper that the OS runs late finds nothing left and returns at once."""
+
+    __slots__ = ("fn", "finished", "lock", "done", "error")
+
+    def __init__(self, fn: Callable[[], object], finished: Callable[[], bool]):
+        self.fn, self.finished = fn, finished
+        self.lock = threading.Lock()
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+    def work(self) -> None:
+        try:
+            if self.error is None:
+                self.fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
+            self.error = exc
+        with self.lock:  # the helper that ran the last piece of work wakes the caller
+            if self.error is not None or self.finished():
+                self.done.set()
+
+
 class _Pool:
     """Worker threads (daemons, started on first use) that help the calling thread through one job at a time."""
 
@@ -118,7 +151,7 @@ class _Pool:
         self._cv = threading.Condition()
         self._generation = 0  # bumped per job: a worker wakes once per job, never for a stale signal
         self._workers: list[threading.Thread] = []
-        self._job: _Job | None = None
+        self._job: _Job | _SharedJob | None = None
 
     def _worker(self) -> None:
         seen = 0
@@ -139,14 +172,7 @@ class _Pool:
             return sum(fn(i) for i in range(count))
         job = _Job(fn, count)
         try:
-            while len(self._workers) < helpers:
-                t = threading.Thread(target=self._worker, name=f"uno-env-worker-{len(self._workers)}", daemon=True)
-                t.start()
-                self._workers.append(t)
-            with self._cv:
-                self._job = job
-                self._generation += 1
-                self._cv.notify(helpers)
+            self._start_helpers(job, helpers)
             job.work()
             job.done.wait()
         except BaseException as exc:  # e.g. Ctrl-C between chunks: stop handing out chunks, let running ones end
@@ -161,6 +187,41 @@ class _Pool:
             raise job.error
         return job.total
 
+    def share(self, fn: Callable[[], object], finished: Callable[[], bool], threads: int) -> None:
+        """Call ``fn()`` on the calling thread and on up to ``threads - 1`` helpers at once, and return once
+        ``finished()`` (the calls share their work among themselves: a late helper's call finds none left)."""
+        if threads <= 1 or not self._busy.acquire(blocking=False):
+            fn()
+            return
+        job = _SharedJob(fn, finished)
+        try:
+            self._start_helpers(job, threads - 1)
+            fn()
+            with job.lock:
+                if finished():
+                    job.done.set()
+            job.done.wait()
+        except BaseException as exc:  # e.g. Ctrl-C before or after the caller's call: let the helpers' calls end
+            if job.error is None:
+                job.error = exc
+            job.done.wait(timeout=1.0)
+            raise
+        finally:
+            self._job = None
+            self._busy.release()
+        if job.error is not None:
+            raise job.error
+
+    def _start_helpers(self, job: _Job | _SharedJob, helpers: int) -> None:
+        while len(self._workers) < helpers:
+            t = threading.Thread(target=self._worker, name=f"uno-env-worker-{len(self._workers)}", daemon=True)
+            t.start()
+            self._workers.append(t)
+        with self._cv:
+            self._job = job
+            self._generation += 1
+            self._cv.notify(helpers)
+
 
 _pool = _Pool()
 
@@ -173,6 +234,18 @@ def _reset_after_fork() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def share(fn: Callable[[], object], finished: Callable[[], bool], threads: int) -> None:
+    """``fn()`` on up to ``threads`` threads at once (the caller's included), until ``finished()``: for compiled
+    calls that take their pieces of work from a shared counter (``core.batch.advance_shared``)."""
+    _pool.share(fn, finished, threads)
+
+
+def claim_size(n: int, threads: int) -> int:
+    """Games per piece of work that threads claim from a shared counter: small enough that a thread the OS
+    deschedules holds back little, large enough that claiming costs nothing next to running them."""
+    return max(MIN_CLAIM, -(-n // (threads * CLAIMS_PER_THREAD)))
 
 
 def run_chunks(fn: Callable[[int, int], int], n: int, threads: int) -> int:
@@ -216,6 +289,10 @@ class Runner:
         """``sum(fn(lo, hi))`` over chunks covering ``range(n)``."""
         if self.one_chunk(n):
             return fn(0, n)
+        return self.either(lambda: fn(0, n), lambda: run_chunks(fn, n, self.num_threads), n)
+
+    def either(self, alone: Callable[[], int], threaded: Callable[[], int], n: int) -> int:
+        """``alone()`` or ``threaded()``, whichever has been faster (two ways of doing the same ``n`` games)."""
         self._calls += 1
         one, many = self._cost
         if one is None or many is None:
@@ -225,7 +302,7 @@ class Runner:
             if self._calls % self.EXPLORE_EVERY == 0:
                 way = 1 - way
         start = time.perf_counter()
-        result = fn(0, n) if way == 0 else run_chunks(fn, n, self.num_threads)
+        result = alone() if way == 0 else threaded()
         cost = (time.perf_counter() - start) / n
         self._seen[way] += 1
         if self._seen[way] > 1:

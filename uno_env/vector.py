@@ -414,12 +414,20 @@ class _VectorBase(ExactCopy, GameMetadata):
         head = (self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs)
         if self._runner.one_chunk(rows.shape[0]):  # small batches (B=1 runs on Python's overhead): no closure
             return K.advance(*head, rows, actions, *args)
-        step = actions.shape[0] > 0
+        n = rows.shape[0]
 
-        def chunk(lo: int, hi: int) -> int:
-            return K.advance(*head, rows[lo:hi], actions[lo:hi] if step else actions, *args)
+        def alone() -> int:
+            return K.advance(*head, rows, actions, *args)
 
-        return self._runner.run(chunk, rows.shape[0])
+        def threaded() -> int:
+            # one compiled call per thread, each taking pieces of ``rows`` from the shared counter ``work``
+            work = np.zeros(K.WORK_LEN, dtype=np.int64)
+            size = _threads.claim_size(n, self.num_threads)
+            _threads.share(lambda: K.advance_shared(work, size, *head, rows, actions, *args),
+                           lambda: bool(work[K.W_DONE] == n), self.num_threads)
+            return int(work[K.W_DRY])
+
+        return self._runner.either(alone, threaded, n)
 
     def _check_actions(self, rows: np.ndarray, actions: Any, who: str = "") -> np.ndarray:
         acts = actions

@@ -20,6 +20,7 @@ from . import common as U
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit, njit_refcounted
+from .atomic import fetch_add
 from .invariants import check_state
 from .observe import observe_one
 from .prefetch import prefetch_game_head, prefetch_game_rest
@@ -153,6 +154,41 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
     return _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats,
                           rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
                           pool_kind, weights, scratch_obs, scratch_row)
+
+
+#: entries of ``advance_shared``'s ``work`` array (int64): the next unclaimed game of ``rows``, the games finished,
+#: the sum of the finished chunks' results
+W_NEXT = 0
+W_DONE = 1
+W_DRY = 2
+WORK_LEN = 3
+
+
+@njit_refcounted(cache=True, nogil=True)
+def advance_shared(work, chunk, states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs,
+                   seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
+                   pool_kind, weights):
+    """:func:`advance` over ``rows`` in chunks of ``chunk`` games, taken one at a time from a counter that every
+    thread calling this with the same ``work`` shares, until none is left.
+
+    Each thread makes one call (one dispatch from Python) however many chunks it runs; a thread the OS does not
+    schedule takes none and the others take the rest.  ``work`` (``WORK_LEN`` int64, zeros at the start): a chunk's
+    result is added to ``work[W_DRY]`` before its games are added to ``work[W_DONE]``, so once ``work[W_DONE]`` is
+    ``len(rows)`` every game is stepped and ``work[W_DRY]`` is the total.  Returns the games this call ran.
+    """
+    total = rows.shape[0]
+    ran = 0
+    while True:
+        lo = fetch_add(work, W_NEXT, chunk)
+        if lo >= total:
+            return ran
+        hi = min(lo + chunk, total)
+        dry = advance(states, rngs, cfg, spec, dice, offs, rows[lo:hi], actions[lo:hi], learner, opp, mode, masks,
+                      obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters,
+                      opp_ids, pool_kind, weights)
+        fetch_add(work, W_DRY, dry)
+        fetch_add(work, W_DONE, hi - lo)
+        ran += hi - lo
 
 
 @njit(cache=True, nogil=True)

@@ -1,0 +1,124 @@
+"""How a threaded step of the batched simulator hands its games to the threads, old way against new, in one process.
+
+``UnoVectorEnv.step`` at two threads runs the kernel ``core.batch.advance_shared``: every thread makes one compiled
+call and claims pieces of the batch from an atomic counter (``_threads.share``).  Before, the games were cut into
+chunks in Python and each chunk was one call of ``core.batch.advance`` (a numba dispatch of two dozen arguments and a
+GIL hand-over per chunk; ``_threads.run_chunks``, still in the package).  This alternates bursts of three ways of
+running the same step (the random policy, the action check, the clears and the kernel call, as ``step`` does):
+
+* ``alone``: one ``advance`` call on the calling thread (what ``num_threads=1`` runs);
+* ``chunks``: the old hand-off (``run_chunks``, 4 chunks per thread of at least 64 games);
+* ``shared``: the new one (``share`` + ``advance_shared``, pieces of ``_threads.claim_size`` games);
+
+and prints wall time per step and the pairs' speed ratios (median and quartiles).  With ``--timeline`` it also
+records, for the ``shared`` way, when each thread entered and left its call (medians, microseconds from the start of
+the hand-off) and how many games each ran.  Meaningful on an idle machine only: with other processes on every CPU
+the threads wait for the scheduler, not for each other (the runner then keeps to one thread).
+
+    python benchmarks/bench_handoff.py [--game classic] [--players 2] [--batch 1024] [--pairs 30] [--timeline]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import threading
+import time
+
+import numpy as np
+
+from uno_env import _threads
+from uno_env.core import batch as K
+from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
+
+WAYS = ("alone", "chunks", "shared")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="classic", choices=["classic", "pocket", "dice"])
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--pairs", type=int, default=30, help="rounds of one burst per way")
+    parser.add_argument("--steps", type=int, default=100, help="steps per burst")
+    parser.add_argument("--timeline", action="store_true")
+    args = parser.parse_args()
+
+    env = UnoVectorEnv(args.game, args.batch, num_players=args.players, seed=0, num_threads=args.threads)
+    policy = RandomLegalPolicy(0)
+    env.reset()
+    B, T = args.batch, args.threads
+    none = np.empty(0, dtype=np.int64)
+    head = (env._states, env._rngs, env._cfg, env._spec, env._dice, env._offs)
+    rows = env._all
+    log: list[tuple[float, float, dict[str, tuple[float, float, int]]]] = []
+
+    def step(way: str, record: bool = False) -> None:
+        acts = env._check_actions(rows, policy.act_batch(env.observations, env.masks))
+        env._clear()
+        mode = K.MODE_PREFETCH if env.prefetch else 0
+        tail = (none, env._opp, mode, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew,
+                env._terminated, env._truncated, env._final, env._final_obs, env._seed_buf, env._counters,
+                env._opponent_ids, env._pool_kind, env._weights)
+        if way == "alone":
+            K.advance(*head, rows, acts, *tail)
+        elif way == "chunks":
+            _threads.run_chunks(lambda lo, hi: K.advance(*head, rows[lo:hi], acts[lo:hi], *tail), B, T)
+        else:
+            work = np.zeros(K.WORK_LEN, dtype=np.int64)
+            size = _threads.claim_size(B, T)
+            seen: dict[str, tuple[float, float, int]] = {}
+
+            def call() -> None:
+                t = time.perf_counter()
+                ran = K.advance_shared(work, size, *head, rows, acts, *tail)
+                if record:
+                    seen[threading.current_thread().name] = (t, time.perf_counter(), ran)
+
+            t0 = time.perf_counter()
+            _threads.share(call, lambda: bool(work[K.W_DONE] == B), T)
+            if record:
+                log.append((t0, time.perf_counter(), seen))
+
+    for way in WAYS:  # compile and warm up
+        for _ in range(20):
+            step(way)
+    print(f"{args.game} {args.players}p, B={B}, {T} threads, {args.pairs} rounds of {args.steps}-step bursts per way; "
+          f"load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    runs: dict[str, list[float]] = {w: [] for w in WAYS}
+    for r in range(args.pairs):
+        for way in (WAYS if r % 2 == 0 else WAYS[::-1]):
+            t0 = time.perf_counter()
+            for _ in range(args.steps):
+                step(way)
+            runs[way].append((time.perf_counter() - t0) / args.steps * 1e6)
+    for way in WAYS:
+        print(f"{way:7s} {statistics.median(runs[way]):9.1f} us per step (median of the bursts)")
+    for a, b in (("shared", "chunks"), ("shared", "alone"), ("chunks", "alone")):
+        ratios = [y / x for x, y in zip(runs[a], runs[b], strict=True)]
+        q1, _, q3 = statistics.quantiles(ratios, n=4)
+        print(f"speed {a} / {b}: {statistics.median(ratios):.3f} [quartiles {q1:.3f}, {q3:.3f}]")
+    if args.timeline:
+        for _ in range(1000):
+            step("shared", record=True)
+        cols: dict[str, list[float]] = {"caller enters": [], "caller leaves": [], "caller games": [],
+                                        "helper enters": [], "helper leaves": [], "helper games": [],
+                                        "hand-off ends": []}
+        for t0, t1, seen in log:
+            for name, (a, b, ran) in seen.items():
+                who = "caller" if name == "MainThread" else "helper"
+                cols[f"{who} enters"].append((a - t0) * 1e6)
+                cols[f"{who} leaves"].append((b - t0) * 1e6)
+                cols[f"{who} games"].append(ran)
+            cols["hand-off ends"].append((t1 - t0) * 1e6)
+        print("shared, 1,000 steps (us from the start of the hand-off; median [quartiles]):")
+        for name, vals in cols.items():
+            if vals:
+                q1, q2, q3 = statistics.quantiles(vals, n=4)
+                print(f"  {name:14s} {q2:8.1f} [{q1:.1f}, {q3:.1f}]  ({len(vals)} calls)")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+
+if __name__ == "__main__":
+    main()
