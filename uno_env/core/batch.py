@@ -23,6 +23,7 @@ from ._jit import njit, njit_refcounted
 from .invariants import check_state
 from .observe import observe_one
 from .prefetch import prefetch_game_head, prefetch_game_rest
+from .workspace import baseline_scratch
 
 track_dependencies(__file__, rule_sources())
 
@@ -150,15 +151,16 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
     # allocating needs reference counting, which the loop over the games is compiled without (``_jit.py``)
     scratch_obs = np.empty(obs.shape[1], dtype=np.float32)  # what a compiled opponent sees
     scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
+    fw, iw, bw = baseline_scratch(masks.shape[1])  # the compiled opponents' work arrays
     return _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats,
                           rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
-                          pool_kind, weights, scratch_obs, scratch_row)
+                          pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
 
 
 @njit(cache=True, nogil=True)
 def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
                    rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind,
-                   weights, scratch_obs, scratch_row):
+                   weights, scratch_obs, scratch_row, fw, iw, bw):
     """:func:`advance` with its scratch rows given."""
     n = cfg[E.C_NP]
     step = actions.shape[0] > 0
@@ -209,7 +211,8 @@ def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, 
                 a = random_legal(mask, opp[b])
             else:
                 observe_one(st, cfg, spec, offs, st[E.S_CUR], scratch_obs)
-                a = BL.baseline_action(kind, scratch_obs, mask, cfg, spec, offs, weights, scratch_row, opp[b])
+                a = BL.baseline_action(kind, scratch_obs, mask, cfg, spec, offs, weights, scratch_row, opp[b], fw, iw,
+                                       bw)
             if a < 0:  # no legal action: impossible while the invariants hold; never spin
                 break
             E.step_masked(st, rng, cfg, spec, dice, a, mask, r)
