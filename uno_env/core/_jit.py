@@ -17,8 +17,8 @@ allocate either: their work arrays (``workspace.py``) come from a thin entry poi
 them once per call and hands them to the loop compiled with :func:`njit`.  A function compiled with
 :func:`njit` that tries to allocate does not compile (numba refuses ``np.empty`` and the like without reference
 counting, and so a slice copy between two arrays, ``a[:] = b``, which numba makes through a temporary in case
-they overlap: such copies are loops), so a missing count fails loudly, never as a leak.  Functions marked ``inline="always"`` take their
-caller's setting.
+they overlap: such copies are loops), so a missing count fails loudly, never as a leak.  Functions marked
+``inline="always"`` take their caller's setting.
 
 The flag must be explicit on every compiled function of the core: numba compiles a function that leaves it
 unset with the setting of whichever caller compiled it first, so one path's choice would leak into another's.

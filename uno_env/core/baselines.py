@@ -298,14 +298,8 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
     k = spec.shape[0]
     n = cfg[E.C_NP]
     a_n = mask.shape[0]
-    n_legal = 0
-    first = -1
-    for a in range(a_n):
-        if mask[a] != 0:
-            n_legal += 1
-            if first < 0:
-                first = a
-    if n_legal == 1:
+    first = U.first_legal(mask, 0)
+    if first >= 0 and U.first_legal(mask, first + 1) < 0:  # one legal action
         return first
     play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
     colour_a = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)

@@ -327,13 +327,8 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, fw, bw):
     d = dice_count(mask, spec)
     if not block_fits(w, spec, d):
         return -1
-    first, n_legal = -1, 0
-    for a in range(a_n):
-        if mask[a] != 0:
-            n_legal += 1
-            if first < 0:
-                first = a
-    if n_legal <= 1:
+    first = U.first_legal(mask, 0)
+    if first < 0 or U.first_legal(mask, first + 1) < 0:  # none or one legal action
         return first
     km = bw[B_KIND_MASK:B_KIND_MASK + a_n]
     kind_mask(obs, mask, spec, offs, w, d, km)
