@@ -1,17 +1,27 @@
-"""This tree's batched simulator against an older commit's, in one process: alternating short bursts, one thread.
+"""This tree's batched simulator (or search) against an older commit's, in one process: alternating short bursts,
+one thread.
 
 ``bench_refactor.py --pairs`` alternates two worker processes; this goes one step further for small differences
-(a few percent) on a shared machine: it copies the older commit's ``uno_env`` package under another name
-(``uno_env_ab``, imports rewritten) into a scratch directory and imports both into this process, so that the two
-sides' bursts run back to back on the same core with the same neighbours.  Each burst is random legal actions
-with observations and masks (``UnoVectorEnv.step``), counted per CPU-second; the report is the median of the pairs'
-new/old ratios and its quartiles.
+(a few percent) on a shared machine: it copies the older commit's ``uno_env`` package (and its ``agents``) under
+another name (``uno_env_ab``, imports rewritten) into a scratch directory and imports both into this process, so
+that the two sides' bursts run back to back on the same core with the same neighbours.  The report is the median
+of the pairs' new/old ratios and its quartiles.  What a burst is (``--bench``):
 
-    python benchmarks/bench_ab.py --old <commit> [--games classic dice] [--batches 1024 8192] [--players 2]
-                                  [--pairs 16] [--burst 0.3] [--dir /tmp/uno_env_ab]
+* ``vector`` (default): random legal actions with observations and masks (``UnoVectorEnv.step``), steps per
+  CPU-second;
+* ``opponents``: the single-agent simulator with the compiled ``heuristic`` opponents in the kernel
+  (``UnoSingleAgentVectorEnv(opponents="heuristic")``, learner random legal), learner steps per CPU-second;
+* ``search``: the ``ismcts`` agent at its defaults (``act_from_state``) on 64 positions of heuristic games, both
+  sides of a pair on the same run of positions (as many as take about ``--burst`` CPU seconds), simulated
+  decisions per CPU-second (``last_search["decisions"]``); the agent is reseeded per position, so both sides
+  must choose the same action after the same number of simulated decisions on every position (checked: the
+  script fails otherwise).  ``--batches`` is ignored; ``--players`` takes several counts.
 
-The older commit must have ``uno_env.vector.UnoVectorEnv`` and ``RandomLegalPolicy``; both sides run with this
-interpreter and its dependencies.
+    python benchmarks/bench_ab.py --old <commit> [--bench vector] [--games classic dice] [--batches 1024 8192]
+                                  [--players 2] [--pairs 16] [--burst 0.3] [--dir /tmp/uno_env_ab]
+
+The older commit must have ``uno_env.vector.UnoVectorEnv`` and ``RandomLegalPolicy`` (``search``: the ``ismcts``
+agent); both sides run with this interpreter and its dependencies.
 """
 from __future__ import annotations
 
@@ -28,25 +38,36 @@ import tarfile
 import time
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "uno_env_ab"
 
 
 def export_old(commit: str, where: Path) -> Path:
-    """``uno_env`` of ``commit`` as package ``NAME`` under ``where`` (absolute self-imports rewritten)."""
-    tar = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "uno_env"], capture_output=True, check=True)
+    """``uno_env`` of ``commit`` as package ``NAME`` under ``where`` (absolute self-imports rewritten), with the
+    top-level ``agents`` folder as its ``agents`` subpackage (as the install maps it)."""
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", commit], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    stamp = where / NAME / ".commit"
+    if stamp.exists() and stamp.read_text() == sha:  # exported before: keep it, and numba's cache beside it
+        return where
+    tar = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "uno_env", "agents"], capture_output=True,
+                         check=True)
     shutil.rmtree(where, ignore_errors=True)
     where.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(tar.stdout)) as t:
         t.extractall(where, filter="data")
     pkg = where / NAME
     (where / "uno_env").rename(pkg)
+    (where / "agents").rename(pkg / "agents")
     for path in pkg.rglob("*.py"):
         text = path.read_text()
         new = re.sub(r"\b(from|import) uno_env(\.|\b)", rf"\1 {NAME}\2", text)
         new = new.replace('"uno_env.data"', f'"{NAME}.data"')
         if new != text:
             path.write_text(new)
+    stamp.write_text(sha)
     return where
 
 
@@ -61,12 +82,106 @@ def burst(env, policy, obs, masks, seconds: float) -> float:  # type: ignore[no-
             return calls * env.num_envs / elapsed
 
 
+class SearchSide:
+    """One side's ``ismcts`` agent; remembers its action and simulated decisions on each position it searched."""
+
+    def __init__(self, pkg: str, game: str, players: int, positions: list) -> None:  # type: ignore[type-arg]
+        config = importlib.import_module(f"{pkg}.config")
+        game_mod = importlib.import_module(f"{pkg}.core.game")
+        ismcts = importlib.import_module(f"{pkg}.agents.ismcts")
+        self.agent = ismcts.ISMCTSAgent(game_mod.Game(config.make_rules(game, players, None)), seed=0)
+        self.positions = positions
+        self.seen: dict[int, tuple[int, int]] = {}
+
+    def run(self, indices: list[int]) -> tuple[int, float]:
+        """Search the positions ``indices`` (the agent reseeded with the index); simulated decisions, CPU seconds."""
+        decisions, t0 = 0, time.process_time()
+        for i in indices:
+            self.agent.reset(seed=i)
+            a = self.agent.act_from_state(self.positions[i])
+            self.seen[i] = (a, self.agent.last_search["decisions"])
+            decisions += self.agent.last_search["decisions"]
+        return decisions, time.process_time() - t0
+
+
+def search_positions(game: str, players: int, count: int) -> list:  # type: ignore[type-arg]
+    """``count`` state rows with a choice to make, taken every few decisions of heuristic games (this tree)."""
+    from uno_env.config import make_rules
+    from uno_env.core import engine as E
+    from uno_env.core import search as S
+    from uno_env.core.baselines import heuristic_weight_array
+    from uno_env.core.game import Game
+    from uno_env.core.layout import MAX_PLAYERS, STATE_LEN
+
+    g = Game(make_rules(game, players, None))
+    mask, rew = np.zeros(g.num_actions, np.int8), np.zeros(MAX_PLAYERS, np.float32)
+    scratch = (np.zeros(g.obs_dim, np.float32), g.obs_offsets, heuristic_weight_array(), np.zeros(STATE_LEN, np.int32),
+               np.zeros(5, np.int64))
+    word = np.ones(1, np.uint64)
+    out: list = []  # type: ignore[type-arg]
+    seed = 0
+    while len(out) < count:
+        states, rngs = g.new_states(1)
+        st, rng = states[0], rngs[0]
+        E.reset_one(st, rng, g.cfg, g.spec, g.dice, 1000 + seed)
+        seed += 1
+        step = 0
+        while st[E.S_DONE] == 0 and len(out) < count:
+            legal = E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
+            if legal > 1 and step % 5 == 0:
+                out.append(st.copy())
+            a = S.policy_action(st, g.cfg, g.spec, mask, g.num_actions, S.POLICY_HEURISTIC, word, *scratch)
+            E.step_one(st, rng, g.cfg, g.spec, g.dice, a, mask, rew)
+            step += 1
+    return out
+
+
+def report(label: str, speed: dict[str, list[float]], ratios: list[float], unit: str) -> None:
+    q1, _, q3 = statistics.quantiles(ratios, n=4)
+    print(f"{label} old {statistics.median(speed['old']):>11,.0f}  new {statistics.median(speed['new']):>11,.0f} "
+          f"{unit}  new/old {statistics.median(ratios):.3f} [{q1:.3f}, {q3:.3f}]", flush=True)
+
+
+def run_search(args: argparse.Namespace) -> None:
+    """Each pair: both sides search the same run of positions (about ``--burst`` CPU seconds on the new side)."""
+    for game in args.games:
+        for players in args.players:
+            positions = search_positions(game, players, 64)
+            sides = {"new": SearchSide("uno_env", game, players, positions),
+                     "old": SearchSide(NAME, game, players, positions)}
+            for side in sides.values():  # compile (or load) and warm up
+                side.run([0])
+            count, (_, took) = 1, sides["new"].run([1])
+            while took < args.burst and count < len(positions):  # positions per burst
+                count *= 2
+                _, took = sides["new"].run(list(range(count)))
+            speed: dict[str, list[float]] = {"new": [], "old": []}
+            ratios = []
+            for i in range(args.pairs):
+                indices = [(i * count + j) % len(positions) for j in range(count)]
+                order = ("new", "old") if i % 2 == 0 else ("old", "new")
+                got = {}
+                for side in order:
+                    decisions, cpu = sides[side].run(indices)
+                    got[side] = decisions / cpu
+                for side, v in got.items():
+                    speed[side].append(v)
+                ratios.append(got["new"] / got["old"])
+            same = set(sides["new"].seen) & set(sides["old"].seen)
+            differ = [i for i in same if sides["new"].seen[i] != sides["old"].seen[i]]
+            if differ:
+                raise SystemExit(f"{game} {players}p: the sides chose (or simulated) differently on positions {differ}")
+            report(f"{game:<8}{players}p search ({count} positions a burst, same actions and decisions)", speed,
+                   ratios, "sim. decisions per CPU-s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--old", required=True, help="the older commit (anything git rev-parse accepts)")
+    parser.add_argument("--bench", choices=("vector", "opponents", "search"), default="vector")
     parser.add_argument("--games", nargs="+", default=["classic", "dice"])
     parser.add_argument("--batches", nargs="+", type=int, default=[1024, 8192])
-    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--players", type=int, nargs="+", default=[2])
     parser.add_argument("--pairs", type=int, default=16)
     parser.add_argument("--burst", type=float, default=0.3, help="CPU seconds of one burst")
     parser.add_argument("--dir", type=Path, default=Path("/tmp/uno_env_ab"))
@@ -75,14 +190,26 @@ def main() -> None:
     sys.path.insert(0, str(export_old(args.old, args.dir)))
     sides = {"new": importlib.import_module("uno_env.vector"), "old": importlib.import_module(f"{NAME}.vector")}
     rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    print(f"new = this tree ({rev.stdout.strip()}), old = {args.old}; one thread; {args.pairs} pairs of "
-          f"{args.burst:g} CPU-s bursts; load average {os.getloadavg()[0]:.2f} at the start")
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "uno_env", "agents"],
+                           capture_output=True, text=True).stdout.strip()
+    print(f"new = this tree ({rev.stdout.strip()}{', with uncommitted changes' if dirty else ''}), old = {args.old}; "
+          f"{args.bench}; one thread; {args.pairs} pairs of {args.burst:g} CPU-s bursts; load average "
+          f"{os.getloadavg()[0]:.2f} at the start")
+    if args.bench == "search":
+        run_search(args)
+        print(f"load average {os.getloadavg()[0]:.2f} at the end")
+        return
+    players = args.players[0]
     for game in args.games:
         for batch in args.batches:
             runs = {}
             for side, mod in sides.items():
                 one = {"num_threads": 1} if "num_threads" in mod.UnoVectorEnv.__init__.__code__.co_varnames else {}
-                env = mod.UnoVectorEnv(game, batch, num_players=args.players, seed=0, **one)
+                if args.bench == "opponents":
+                    env = mod.UnoSingleAgentVectorEnv(game, batch, num_players=players, opponents="heuristic",
+                                                      learner_seat="random", seed=0, **one)
+                else:
+                    env = mod.UnoVectorEnv(game, batch, num_players=players, seed=0, **one)
                 policy = mod.RandomLegalPolicy(0)
                 obs, masks = env.reset()[:2]
                 for _ in range(3):
@@ -97,10 +224,8 @@ def main() -> None:
                 for side, v in got.items():
                     speed[side].append(v)
                 ratios.append(got["new"] / got["old"])
-            q1, _, q3 = statistics.quantiles(ratios, n=4)
-            print(f"{game:<8}{args.players}p B={batch:<6} old {statistics.median(speed['old']):>11,.0f}  new "
-                  f"{statistics.median(speed['new']):>11,.0f} steps per CPU-s  new/old {statistics.median(ratios):.3f}"
-                  f" [{q1:.3f}, {q3:.3f}]", flush=True)
+            unit = "learner steps per CPU-s" if args.bench == "opponents" else "steps per CPU-s"
+            report(f"{game:<8}{players}p B={batch:<6}", speed, ratios, unit)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

@@ -24,7 +24,7 @@ from . import engine as E
 from . import observe as O
 from . import wilds
 from ._cache import rule_sources, track_dependencies
-from ._jit import njit_refcounted
+from ._jit import njit, njit_refcounted
 from .cards import (
     COL_COLOUR,
     COL_COUNT,
@@ -38,6 +38,23 @@ from .cards import (
     WILD_DIP,
     WILD_DRAW_FOUR,
     WILD_DRAW_TWO,
+)
+from .workspace import (
+    B_KIND_MASK,
+    B_PLAYABLE,
+    B_UNO_OK,
+    F_COUNTS,
+    F_GUILT,
+    F_PTS,
+    F_TAB,
+    F_UNSEEN,
+    I_BY_COLOUR,
+    I_BY_SYMBOL,
+    I_HAND,
+    NSYM,
+    T_SAME,
+    TAB_LEN,
+    baseline_scratch,
 )
 
 track_dependencies(__file__, rule_sources())
@@ -89,12 +106,12 @@ def baseline_weight_array(game, weights: dict[str, float] | None = None,
 
 
 # ---------------------------------------------------------------------------------------------- action table
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _start(a_k, a_b, k):
     return a_k * k + a_b
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _argmax(obs, lo, hi):
     best, at = obs[lo], 0
     for i in range(lo + 1, hi):
@@ -103,13 +120,13 @@ def _argmax(obs, lo, hi):
     return at
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _is_wild(spec, kind):
     return spec[kind, COL_COLOUR] == NO_COLOUR
 
 
 # ---------------------------------------------------------------------------------------------- greedy
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def greedy_action(obs, mask, spec, offs, n, shift):
     """``GreedyAgent``'s choice for one decision; ``shift`` is its tie-break rotation (0..A-1)."""
     k = spec.shape[0]
@@ -180,13 +197,13 @@ def greedy_action(obs, mask, spec, offs, n, shift):
 
 
 # ---------------------------------------------------------------------------------------------- heuristic
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _restricted(spec, kind):
     sym = spec[kind, COL_SYMBOL]
     return sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _unseen(obs, spec, offs, out):
     """Copies of each kind the seat cannot see: deck - own hand - discard pile (card games)."""
     k = spec.shape[0]
@@ -195,17 +212,13 @@ def _unseen(obs, spec, offs, out):
         out[kind] = v if v > 0.0 else 0.0
 
 
-_NSYM = 20  # symbols are 0..17 (cards.py)
-_T_SAME = 5 + _NSYM  # start of the (colour, symbol) -> kind table inside ``tab``
-
-
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _unseen_tables(spec, unseen, tab):
     """Per-decision sums the match model reads: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
-    ``tab[5 + symbol]`` unseen coloured cards per symbol, ``tab[_T_SAME + colour * 20 + symbol]`` the kind of that
+    ``tab[5 + symbol]`` unseen coloured cards per symbol, ``tab[T_SAME + colour * 20 + symbol]`` the kind of that
     colour and symbol (-1: none)."""
-    tab[:_T_SAME] = 0.0
-    tab[_T_SAME:] = -1.0
+    tab[:T_SAME] = 0.0
+    tab[T_SAME:] = -1.0
     for kind in range(spec.shape[0]):
         c = spec[kind, COL_COLOUR]
         if c == NO_COLOUR:
@@ -213,12 +226,12 @@ def _unseen_tables(spec, unseen, tab):
         else:
             tab[c] += unseen[kind]
             tab[5 + spec[kind, COL_SYMBOL]] += unseen[kind]
-            at = _T_SAME + c * _NSYM + spec[kind, COL_SYMBOL]
+            at = T_SAME + c * NSYM + spec[kind, COL_SYMBOL]
             if tab[at] < 0:  # one kind per colour and symbol in every game
                 tab[at] = kind
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     """P(the seat ``rel`` places after the viewer can follow ``kind`` with ``colour`` named), from the unseen cards."""
     if total <= 0:
@@ -226,7 +239,7 @@ def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     m = tab[colour] + tab[4]
     if not _is_wild(spec, kind):
         sym = spec[kind, COL_SYMBOL]
-        same = int(tab[_T_SAME + colour * _NSYM + sym])
+        same = int(tab[T_SAME + colour * NSYM + sym])
         if same < 0:
             same = kind
         m += tab[5 + sym] - unseen[same]
@@ -237,8 +250,8 @@ def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     return 1.0 - math.pow(1.0 - f, float(h))
 
 
-@njit_refcounted(cache=True)
-def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w):
+@njit(cache=True)
+def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw):
     """P(the Wild Draw card just played was a bluff), from the public information."""
     k = spec.shape[0]
     direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
@@ -251,7 +264,8 @@ def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w):
         total += unseen[kind]
     if total <= 0:
         return 0.0
-    by_colour = np.zeros(4)
+    by_colour = fw[F_GUILT:F_GUILT + 4]
+    by_colour[:] = 0.0
     for kind in range(k):
         c = spec[kind, COL_COLOUR]
         if c < 4:
@@ -277,39 +291,35 @@ def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w):
     return beta * q / denom if denom > 0 else 0.0
 
 
-@njit_refcounted(cache=True)
-def heuristic_action(obs, mask, cfg, spec, offs, w, scratch):
+@njit(cache=True)
+def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
     """``HeuristicAgent``'s choice for one decision of a card game (``scratch``: a zeroed state row, for asking
-    the rules whether a Wild Draw Four would be legal)."""
+    the rules whether a Wild Draw Four would be legal; ``fw``/``iw``/``bw``: :func:`baseline_scratch`)."""
     k = spec.shape[0]
     n = cfg[E.C_NP]
     a_n = mask.shape[0]
-    n_legal = 0
-    first = -1
-    for a in range(a_n):
-        if mask[a] != 0:
-            n_legal += 1
-            if first < 0:
-                first = a
-    if n_legal == 1:
+    first = U.first_legal(mask, 0)
+    if first >= 0 and U.first_legal(mask, first + 1) < 0:  # one legal action
         return first
     play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
     colour_a = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)
     phase = _argmax(obs, offs[O.B_PHASE], offs[O.B_PHASE] + E.NUM_PHASES)
-    unseen = np.empty(k)
+    unseen = fw[F_UNSEEN:F_UNSEEN + k]
     _unseen(obs, spec, offs, unseen)
     total = 0.0
     for kind in range(k):
         total += unseen[kind]
-    tab = np.empty(_T_SAME + 4 * _NSYM)
+    tab = fw[F_TAB:F_TAB + TAB_LEN]
     _unseen_tables(spec, unseen, tab)
     direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
     rel_next = 1 % n if direction > 0 else n - 1
     sizes_at = offs[O.B_HAND_SIZES]
     hand_at = offs[O.B_HAND]
     if phase == E.PH_COLOUR:
-        counts = np.zeros(4)
-        pts = np.zeros(4)
+        counts = fw[F_COUNTS:F_COUNTS + 4]
+        counts[:] = 0.0
+        pts = fw[F_PTS:F_PTS + 4]
+        pts[:] = 0.0
         for kind in range(k):
             c = spec[kind, COL_COLOUR]
             if c < 4:
@@ -351,14 +361,15 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch):
             return best
         challenge = _start(E.A_CHALLENGE_K, E.A_CHALLENGE_B, k)
         any_playable = cfg[E.C_WD_LEGAL_ANY_PLAYABLE] == 1
-        if mask[challenge] != 0 and _guilty_probability(obs, spec, offs, n, any_playable, unseen, w) \
+        if mask[challenge] != 0 and _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw) \
                 > w[W_CHALLENGE]:
             return challenge
         accept = _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)
         return accept if mask[accept] != 0 else first
     if phase == E.PH_GIVE:
         give = _start(E.A_GIVE_K, E.A_GIVE_B, k)
-        counts = np.zeros(4)
+        counts = fw[F_COUNTS:F_COUNTS + 4]
+        counts[:] = 0.0
         for kind in range(k):
             c = spec[kind, COL_COLOUR]
             if c < 4:
@@ -389,11 +400,11 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch):
                 if v < best_v:
                     best, best_v = a, v
         return best
-    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first)
+    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first, iw, bw)
 
 
-@njit_refcounted(cache=True)
-def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first):
+@njit(cache=True)
+def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first, iw, bw):
     k = spec.shape[0]
     n = cfg[E.C_NP]
     play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
@@ -401,8 +412,8 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     draw = _start(E.A_DRAW_K, E.A_DRAW_B, k)
     keep = _start(E.A_KEEP_K, E.A_KEEP_B, k)
     reroll = _start(E.A_REROLL_K, E.A_REROLL_B, k)
-    playable = np.zeros(k, dtype=np.bool_)
-    uno_ok = np.zeros(k, dtype=np.bool_)
+    playable = bw[B_PLAYABLE:B_PLAYABLE + k]
+    uno_ok = bw[B_UNO_OK:B_UNO_OK + k]
     any_play = U.playable_kinds(mask, k, colour_a, play_uno, playable, uno_ok)
     if not any_play:  # nothing to play: draw / reroll / keep / pass / accept, whichever is offered
         for a in (draw, reroll, keep, _start(E.A_PASS_K, E.A_PASS_B, k), _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)):
@@ -411,7 +422,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
         return first
     hand_at = offs[O.B_HAND]
     sizes_at = offs[O.B_HAND_SIZES]
-    hand = np.empty(k, dtype=np.int64)
+    hand = iw[I_HAND:I_HAND + k]
     hand_size = 0
     for kind in range(k):
         hand[kind] = int(obs[hand_at + kind])
@@ -438,8 +449,10 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     seven_zero = cfg[E.C_SEVEN_ZERO] == 1
     # the hand by colour, by symbol and its wilds, once per decision: each play's score reads what is left after
     # it from these (one kind per colour and symbol) instead of walking the hand again
-    by_colour = np.zeros(4, dtype=np.int64)
-    by_symbol = np.zeros(_NSYM, dtype=np.int64)
+    by_colour = iw[I_BY_COLOUR:I_BY_COLOUR + 4]
+    by_colour[:] = 0
+    by_symbol = iw[I_BY_SYMBOL:I_BY_SYMBOL + NSYM]
+    by_symbol[:] = 0
     wilds_held = 0
     for kind in range(k):
         if hand[kind] <= 0:
@@ -472,7 +485,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     return best_kind + (play_uno if uno_ok[best_kind] else 0)
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
                 wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total,
                 sizes_at, seven_zero):
@@ -560,14 +573,14 @@ def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, h
 
 
 # ---------------------------------------------------------------------------------------------- UNO Dice greedy
-@njit_refcounted(cache=True)
-def dice_greedy_action(obs, mask, spec, offs, w, n, shift):
+@njit(cache=True)
+def dice_greedy_action(obs, mask, spec, offs, w, n, shift, bw):
     """``GreedyAgent``'s choice in UNO Dice: the card rule over the faces the legal dice show, then the lowest
-    die showing the chosen face; -1 when ``w`` lacks the dice block."""
+    die showing the chosen face; -1 when ``w`` lacks the dice block (``bw``: :func:`baseline_scratch`'s)."""
     d = DB.dice_count(mask, spec)
     if not DB.block_fits(w, spec, d):
         return -1
-    km = np.empty(mask.shape[0], dtype=np.int8)
+    km = bw[B_KIND_MASK:B_KIND_MASK + mask.shape[0]]
     DB.kind_mask(obs, mask, spec, offs, w, d, km)
     best = greedy_action(obs, km, spec, offs, n, shift)
     if 0 <= best < _start(E.A_COLOUR_K, E.A_COLOUR_B, spec.shape[0]):
@@ -577,23 +590,24 @@ def dice_greedy_action(obs, mask, spec, offs, w, n, shift):
 
 
 # ---------------------------------------------------------------------------------------------- dispatch
-@njit_refcounted(cache=True)
-def baseline_action(kind, obs, mask, cfg, spec, offs, w, scratch, rng):
+@njit(cache=True)
+def baseline_action(kind, obs, mask, cfg, spec, offs, w, scratch, rng, fw, iw, bw):
     """The action of compiled baseline ``kind`` (KIND_*) for one seat's ``obs`` and ``mask``; -1 if it has none
     (or, in UNO Dice, when ``w`` is not the game's :func:`baseline_weight_array`).
 
-    ``rng`` (a PRNG word) gives the random player its draw and greedy its tie-break rotation.
+    ``rng`` (a PRNG word) gives the random player its draw and greedy its tie-break rotation; ``scratch`` is a
+    zeroed state row and ``fw``/``iw``/``bw`` the work arrays of :func:`baseline_scratch`.
     """
     dice = cfg[E.C_GAME] == E.GAME_DICE
     if kind == KIND_GREEDY:
         shift = E._below(rng, mask.shape[0])
         if dice:
-            return dice_greedy_action(obs, mask, spec, offs, w, cfg[E.C_NP], shift)
+            return dice_greedy_action(obs, mask, spec, offs, w, cfg[E.C_NP], shift, bw)
         return greedy_action(obs, mask, spec, offs, cfg[E.C_NP], shift)
     if kind == KIND_HEURISTIC:
         if dice:
-            return DB.heuristic_action(obs, mask, cfg, spec, offs, w)
-        return heuristic_action(obs, mask, cfg, spec, offs, w, scratch)
+            return DB.heuristic_action(obs, mask, cfg, spec, offs, w, fw, bw)
+        return heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw)
     return -1
 
 
@@ -602,19 +616,27 @@ def baseline_actions(kind, obs, masks, cfg, spec, offs, w, shifts, out):
     """``out[i]`` = compiled baseline ``kind``'s action for row ``i`` (greedy: tie-break rotation ``shifts[i]``);
     ``w``: the game's :func:`baseline_weight_array`.  Returns the first row left without an action (``out`` -1:
     an all-zero mask, or UNO Dice with a ``w`` lacking the dice block), else -1."""
+    # allocating needs reference counting, which the loop over the rows is compiled without (``_jit.py``)
     scratch = np.zeros(E.STATE_LEN, dtype=np.int32)
+    fw, iw, bw = baseline_scratch(masks.shape[1])
+    return _baseline_rows(kind, obs, masks, cfg, spec, offs, w, shifts, out, scratch, fw, iw, bw)
+
+
+@njit(cache=True, nogil=True)
+def _baseline_rows(kind, obs, masks, cfg, spec, offs, w, shifts, out, scratch, fw, iw, bw):
+    """:func:`baseline_actions` with its work arrays given."""
     dice = cfg[E.C_GAME] == E.GAME_DICE
     bad = -1
     for i in range(masks.shape[0]):
         if kind == KIND_GREEDY:
             if dice:
-                out[i] = dice_greedy_action(obs[i], masks[i], spec, offs, w, cfg[E.C_NP], shifts[i])
+                out[i] = dice_greedy_action(obs[i], masks[i], spec, offs, w, cfg[E.C_NP], shifts[i], bw)
             else:
                 out[i] = greedy_action(obs[i], masks[i], spec, offs, cfg[E.C_NP], shifts[i])
         elif dice:
-            out[i] = DB.heuristic_action(obs[i], masks[i], cfg, spec, offs, w)
+            out[i] = DB.heuristic_action(obs[i], masks[i], cfg, spec, offs, w, fw, bw)
         else:
-            out[i] = heuristic_action(obs[i], masks[i], cfg, spec, offs, w, scratch)
+            out[i] = heuristic_action(obs[i], masks[i], cfg, spec, offs, w, scratch, fw, iw, bw)
         if out[i] < 0 and bad < 0:
             bad = i
     return bad

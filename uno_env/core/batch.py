@@ -24,6 +24,7 @@ from .atomic import fetch_add
 from .invariants import check_state
 from .observe import observe_one
 from .prefetch import prefetch_game_head, prefetch_game_rest
+from .workspace import baseline_scratch
 
 track_dependencies(__file__, rule_sources())
 
@@ -151,9 +152,10 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
     # allocating needs reference counting, which the loop over the games is compiled without (``_jit.py``)
     scratch_obs = np.empty(obs.shape[1], dtype=np.float32)  # what a compiled opponent sees
     scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
+    fw, iw, bw = baseline_scratch(masks.shape[1])  # the compiled opponents' work arrays
     return _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats,
                           rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
-                          pool_kind, weights, scratch_obs, scratch_row)
+                          pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
 
 
 #: entries of ``advance_shared``'s ``work`` array (int64): the next unclaimed game of ``rows``, the games finished,
@@ -178,14 +180,18 @@ def advance_shared(work, chunk, states, rngs, cfg, spec, dice, offs, rows, actio
     """
     total = rows.shape[0]
     ran = 0
+    # one set of scratch rows per thread's call, not per chunk: a chunk is only 32 games at B=1024
+    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)
+    scratch_row = np.zeros(states.shape[1], dtype=np.int32)
+    fw, iw, bw = baseline_scratch(masks.shape[1])
     while True:
         lo = fetch_add(work, W_NEXT, chunk)
         if lo >= total:
             return ran
         hi = min(lo + chunk, total)
-        dry = advance(states, rngs, cfg, spec, dice, offs, rows[lo:hi], actions[lo:hi], learner, opp, mode, masks,
-                      obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters,
-                      opp_ids, pool_kind, weights)
+        dry = _advance_games(states, rngs, cfg, spec, dice, offs, rows[lo:hi], actions[lo:hi], learner, opp, mode,
+                             masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf,
+                             counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
         fetch_add(work, W_DRY, dry)
         fetch_add(work, W_DONE, hi - lo)
         ran += hi - lo
@@ -194,7 +200,7 @@ def advance_shared(work, chunk, states, rngs, cfg, spec, dice, offs, rows, actio
 @njit(cache=True, nogil=True)
 def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
                    rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind,
-                   weights, scratch_obs, scratch_row):
+                   weights, scratch_obs, scratch_row, fw, iw, bw):
     """:func:`advance` with its scratch rows given."""
     n = cfg[E.C_NP]
     step = actions.shape[0] > 0
@@ -245,7 +251,8 @@ def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, 
                 a = random_legal(mask, opp[b])
             else:
                 observe_one(st, cfg, spec, offs, st[E.S_CUR], scratch_obs)
-                a = BL.baseline_action(kind, scratch_obs, mask, cfg, spec, offs, weights, scratch_row, opp[b])
+                a = BL.baseline_action(kind, scratch_obs, mask, cfg, spec, offs, weights, scratch_row, opp[b], fw, iw,
+                                       bw)
             if a < 0:  # no legal action: impossible while the invariants hold; never spin
                 break
             E.step_masked(st, rng, cfg, spec, dice, a, mask, r)

@@ -63,6 +63,18 @@ def random_legal(mask, na, rng):
 
 
 @njit(cache=True, inline="always")
+def first_legal(mask, start):
+    """The lowest legal action of ``mask`` from ``start`` on (-1: none).  The compiled heuristics ask for a first
+    and a second legal action with two scans that stop early: counting the legal actions while looking for the
+    first chained every step of one loop through a conditional move (profiled: a tenth of a heuristic rollout's
+    time)."""
+    for a in range(start, mask.shape[0]):
+        if mask[a] != 0:
+            return a
+    return -1
+
+
+@njit(cache=True, inline="always")
 def playable_kinds(mask, k, colour_a, play_uno, playable, uno_ok):
     """Which of the ``k`` kinds (cards, or dice faces) the play actions below ``colour_a`` offer: ``playable`` and
     ``uno_ok`` (playable while calling UNO, the actions from ``play_uno`` on) are filled; returns whether any play

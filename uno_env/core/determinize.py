@@ -31,12 +31,10 @@ Not used (documented gaps): what a seat learned privately beyond the observation
 """
 from __future__ import annotations
 
-import numpy as np
-
 from . import common as U
 from . import matching, wilds
 from ._cache import rule_sources, track_dependencies
-from ._jit import njit_refcounted
+from ._jit import njit
 from .cards import COL_COLOUR, COL_COUNT, NO_COLOUR
 from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
@@ -47,7 +45,7 @@ SAMPLE_OK = 0
 SAMPLE_INCONSISTENT = 1  # the public counts do not add up (a hand-edited state): nothing written
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def unseen_counts(st, cfg, spec, seat, out):
     """``out[kind]`` = copies of ``kind`` that ``seat`` cannot see (card games); returns their total, or -1 when a
     count is negative (the state holds more copies than the deck)."""
@@ -61,7 +59,7 @@ def unseen_counts(st, cfg, spec, seat, out):
     return total
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _guilt(out, cfg, spec, rng):
     """Whether the pending restricted wild of ``out[S_WD_PLAYER]`` was a bluff, judged on its sampled hand."""
     player = out[S_WD_PLAYER]
@@ -77,7 +75,7 @@ def _guilt(out, cfg, spec, rng):
     return 0 if legal else 1
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
     """Write into ``out`` (and ``out_rng``) a state drawn uniformly among those ``seat`` cannot tell from ``st``.
 
@@ -85,7 +83,8 @@ def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
     word.  ``pool`` is int32 scratch of length MAX_ITEMS.  Returns SAMPLE_OK, or SAMPLE_INCONSISTENT when the
     state's public counts cannot be met (then ``out`` is a plain copy and must not be used).
     """
-    out[:] = st[:]
+    for i in range(st.shape[0]):  # (a slice copy would allocate a temporary in case the two overlap)
+        out[i] = st[i]
     out_rng[0] = U.next_u64(rng)
     if cfg[C_GAME] == GAME_DICE:
         return SAMPLE_OK  # every die on the table is public; only the future rolls (the PRNG) were hidden
@@ -117,7 +116,10 @@ def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
     # take them out of the pool (it is shuffled, so removing the last matching copies keeps it uniform)
     shown = st[S_SHOWN_FROM]
     known = 0
-    shown_counts = np.zeros(MAX_KINDS, np.int32)
+    for s in range(n):  # the other hands are dealt anew (the shown cards first)
+        if s != seat:
+            for kind in range(k):
+                out[U.hand_at(s, kind)] = 0
     if st[S_SHOWN_TO] == seat and shown >= 0 and shown != seat and shown < n:
         # (if the shown seat has played since, a shown card may be on the discard pile now: it is skipped)
         for kind in range(k):
@@ -132,18 +134,14 @@ def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
                 pool[at] = pool[m - 1]
                 m -= 1
                 known += 1
-                shown_counts[kind] += 1
+                out[U.hand_at(shown, kind)] += 1
     else:
         shown = -1
     for s in range(n):
         if s == seat:
             continue
-        for kind in range(k):
-            out[U.hand_at(s, kind)] = 0
         take = st[O_HAND_N + s]
         if s == shown:
-            for kind in range(k):
-                out[U.hand_at(s, kind)] = shown_counts[kind]
             take -= known
         for _ in range(take):
             out[U.hand_at(s, pool[pos])] += 1

@@ -27,8 +27,9 @@ from . import common as U
 from . import engine as E
 from . import observe as O
 from ._cache import rule_sources, track_dependencies
-from ._jit import njit_refcounted
+from ._jit import njit
 from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, DRAW_TWO, NO_COLOUR, REVERSE, SKIP, WILD_DRAW_FOUR
+from .workspace import B_KIND_MASK, B_PLAYABLE, B_UNO_OK, F_DICE_HAND, F_DICE_REST, F_DICE_SUM
 
 track_dependencies(__file__, rule_sources())
 
@@ -101,33 +102,33 @@ def dice_block(spec: np.ndarray, dice: np.ndarray, num_dice: int,
 
 
 # ---------------------------------------------------------------------------------------------- reading
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _q_at(k):
     return P_TABLES
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _top_p_at(k):
     return P_TABLES + 4 * k
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _keep_at(k):
     return P_TABLES + 8 * k
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _kinds_at(k, d):
     return P_TABLES + 8 * k + d
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def dice_count(mask, spec):
     """D, from the length of the action table (A = play_die + 2 D)."""
     return (mask.shape[0] - (E.A_PLAY_DIE_K * spec.shape[0] + E.A_PLAY_DIE_B)) // 2
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def block_fits(w, spec, d):
     """True when ``w`` holds the dice block of a game with these kinds and ``d`` dice."""
     k = spec.shape[0]
@@ -136,7 +137,7 @@ def block_fits(w, spec, d):
     return w[P_K] == k and w[P_D] == d
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def die_kind(obs, offs, w, k, d, die):
     """The kind die ``die`` shows (``ActionView.die_kinds``: the first face flagged in the ``die_face`` block)."""
     at = offs[O.B_DIE_FACE] + 6 * die
@@ -147,7 +148,7 @@ def die_kind(obs, offs, w, k, d, die):
     return int(w[_kinds_at(k, d) + 6 * die + face])
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def kind_mask(obs, mask, spec, offs, w, d, out):
     """``ActionView.dice_as_kinds``'s mask: ``mask`` with each legal ``play die i`` (+ UNO) moved to the
     ``play`` (``play_uno``) action of the kind die i shows."""
@@ -155,7 +156,8 @@ def kind_mask(obs, mask, spec, offs, w, d, out):
     play_die = E.A_PLAY_DIE_K * k + E.A_PLAY_DIE_B
     play_uno = E.A_PLAY_UNO_K * k + E.A_PLAY_UNO_B
     play = E.A_PLAY_K * k + E.A_PLAY_B
-    out[:] = mask
+    for a in range(mask.shape[0]):
+        out[a] = mask[a]
     for i in range(2 * d):
         a = play_die + i
         if mask[a] != 0:
@@ -163,7 +165,7 @@ def kind_mask(obs, mask, spec, offs, w, d, out):
             out[a] = 0
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def die_for(obs, mask, spec, offs, w, d, choice, least_worth):
     """The legal die action that plays ``choice`` (a ``play``/``play_uno`` kind action): the lowest die showing
     that kind, or with ``least_worth`` the one with the smallest ``die_keep_value`` (first on ties)."""
@@ -186,14 +188,14 @@ def die_for(obs, mask, spec, offs, w, d, choice, least_worth):
 
 
 # ---------------------------------------------------------------------------------------------- heuristic
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _follows(spec, top, colour, kind):
     """Kind ``kind`` can be played on centre kind ``top`` showing ``colour`` (the agent's ``matches`` table)."""
     c = spec[kind, COL_COLOUR]
     return c == NO_COLOUR or c == colour or spec[kind, COL_SYMBOL] == spec[top, COL_SYMBOL]
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _pairwise_leaf(v, lo, n):
     """numpy's pairwise sum of ``v[lo:lo+n]`` for n <= 128: eight accumulators, then the rest one by one."""
     if n < 8:
@@ -221,14 +223,14 @@ def _pairwise_leaf(v, lo, n):
     return res
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _pairwise_split(n):
     """Where numpy splits a sum of more than 128 values."""
     n2 = n // 2
     return n2 - n2 % 8
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _pairwise_mid(v, lo, n):
     if n <= 128:
         return _pairwise_leaf(v, lo, n)
@@ -236,7 +238,7 @@ def _pairwise_mid(v, lo, n):
     return _pairwise_leaf(v, lo, n2) + _pairwise_leaf(v, lo + n2, n - n2)
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _pairwise_sum(v, lo, n):
     """``numpy.sum`` of ``v[lo:lo+n]`` in numpy's own order, so the sums agree bit for bit.  numpy recurses; so
     does this, unrolled to the depth needed up to n = 484 (numba's cache cannot hold recursive functions), while
@@ -247,13 +249,13 @@ def _pairwise_sum(v, lo, n):
     return _pairwise_mid(v, lo, n2) + _pairwise_mid(v, lo + n2, n - n2)
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _threat(obs, sizes_at, w, rel):
     """How much hurting seat ``rel`` is worth (the agent's ``_threat``)."""
     return 1.0 + w[P_WEIGHTS + D_LEAD] * max(0, 3 - int(obs[sizes_at + rel]))
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _p_stuck(hand, at, size, spec, w, top, colour):
     """P(a seat holding ``hand[at:at+K]`` (``size`` dice) cannot play on ``top`` in ``colour`` this turn, reroll
     and draw included) (the agent's ``_p_stuck``)."""
@@ -266,7 +268,7 @@ def _p_stuck(hand, at, size, spec, w, top, colour):
     return math.pow(1.0 - w[_q_at(k) + top * 4 + colour], float(size + 1))
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _best_colour(obs, offs, spec, w, n, rest, top, facing):
     """(colour, score): the colour to name after wild ``top``, leaving ``rest`` in hand (the agent's
     ``_best_colour``)."""
@@ -290,7 +292,7 @@ def _best_colour(obs, offs, spec, w, n, rest, top, facing):
     return best, best_score
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _follow_chance(rest, spec, w, scratch):
     """P(``rest`` holds a die that follows a random future centre die) (the agent's ``_follow_chance``): the
     ``top_p`` entries it covers, in the agent's (centre kind, colour) order, summed in numpy's order."""
@@ -316,33 +318,29 @@ def _follow_chance(rest, spec, w, scratch):
     return _pairwise_sum(scratch, 0, m)
 
 
-@njit_refcounted(cache=True)
-def heuristic_action(obs, mask, cfg, spec, offs, w):
-    """``DiceHeuristicAgent``'s choice for one UNO Dice decision; -1 when ``w`` lacks the dice block."""
+@njit(cache=True)
+def heuristic_action(obs, mask, cfg, spec, offs, w, fw, bw):
+    """``DiceHeuristicAgent``'s choice for one UNO Dice decision; -1 when ``w`` lacks the dice block (``fw``,
+    ``bw``: work arrays of ``workspace.baseline_scratch``)."""
     k = spec.shape[0]
     a_n = mask.shape[0]
     d = dice_count(mask, spec)
     if not block_fits(w, spec, d):
         return -1
-    first, n_legal = -1, 0
-    for a in range(a_n):
-        if mask[a] != 0:
-            n_legal += 1
-            if first < 0:
-                first = a
-    if n_legal <= 1:
+    first = U.first_legal(mask, 0)
+    if first < 0 or U.first_legal(mask, first + 1) < 0:  # none or one legal action
         return first
-    km = np.empty(a_n, dtype=np.int8)
+    km = bw[B_KIND_MASK:B_KIND_MASK + a_n]
     kind_mask(obs, mask, spec, offs, w, d, km)
-    choice = _choose(obs, km, cfg, spec, offs, w)
+    choice = _choose(obs, km, cfg, spec, offs, w, fw, bw)
     if choice < E.A_COLOUR_K * k + E.A_COLOUR_B:
         die = die_for(obs, mask, spec, offs, w, d, choice, True)
         return die if die >= 0 else choice
     return choice
 
 
-@njit_refcounted(cache=True)
-def _choose(obs, km, cfg, spec, offs, w):
+@njit(cache=True)
+def _choose(obs, km, cfg, spec, offs, w, fw, bw):
     """The action the heuristic's scores prefer, plays as per-kind ``play`` ids (the agent's ``_choose``)."""
     k = spec.shape[0]
     n = cfg[E.C_NP]
@@ -361,7 +359,7 @@ def _choose(obs, km, cfg, spec, offs, w):
             phase, best_ph = i, obs[phase_at + i]
     hand_at = offs[O.B_HAND]
     sizes_at = offs[O.B_HAND_SIZES]
-    hand = np.empty(k)
+    hand = fw[F_DICE_HAND:F_DICE_HAND + k]
     for kind in range(k):
         hand[kind] = float(obs[hand_at + kind])
     direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
@@ -383,8 +381,8 @@ def _choose(obs, km, cfg, spec, offs, w):
     if phase == E.PH_PENDING:  # only with dice_wd4_bluff: accept
         accept = E.A_ACCEPT_K * k + E.A_ACCEPT_B
         return accept if km[accept] != 0 else first
-    playable = np.zeros(k, dtype=np.bool_)
-    uno_ok = np.zeros(k, dtype=np.bool_)
+    playable = bw[B_PLAYABLE:B_PLAYABLE + k]
+    uno_ok = bw[B_UNO_OK:B_UNO_OK + k]
     any_play = U.playable_kinds(km, k, colour_a, play_uno, playable, uno_ok)
     if not any_play:
         for a in (E.A_REROLL_K * k + E.A_REROLL_B, E.A_DRAW_K * k + E.A_DRAW_B, E.A_KEEP_K * k + E.A_KEEP_B,
@@ -398,8 +396,8 @@ def _choose(obs, km, cfg, spec, offs, w):
     size = int(size_f)
     rel_after = (2 * direction) % n
     rel_prev = (-direction) % n
-    rest = np.empty(k)
-    scratch = np.empty(4 * k)
+    rest = fw[F_DICE_REST:F_DICE_REST + k]
+    scratch = fw[F_DICE_SUM:F_DICE_SUM + 4 * k]
     best_kind, best_score = -1, -np.inf
     for kind in range(k):
         if not playable[kind]:
@@ -409,7 +407,8 @@ def _choose(obs, km, cfg, spec, offs, w):
         if size == 1:
             best_kind, best_score = kind, np.inf
             break
-        rest[:] = hand
+        for kk in range(k):
+            rest[kk] = hand[kk]
         rest[kind] -= 1
         sym = spec[kind, COL_SYMBOL]
         skips = sym == SKIP or sym == DRAW_TWO or sym == WILD_DRAW_FOUR or (sym == REVERSE and n == 2)

@@ -53,7 +53,7 @@ import numpy as np
 from . import common as U
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
-from ._jit import njit_refcounted
+from ._jit import njit, njit_refcounted
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .baselines import heuristic_action
 from .cards import COL_COLOUR, COL_POINTS
@@ -67,6 +67,7 @@ from .observe import B_HAND_SIZES as OB_HAND_SIZES
 from .observe import B_PHASE as OB_PHASE
 from .observe import B_TOP as OB_TOP
 from .observe import observe_one
+from .workspace import baseline_scratch
 
 track_dependencies(__file__, rule_sources())
 
@@ -82,13 +83,13 @@ NEG = -1.0e18
 
 
 # ---------------------------------------------------------------------------------------------- rollout policies
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def random_action(mask, na, rng):
     """A uniformly random legal action of ``mask`` (-1 if none)."""
     return U.random_legal(mask, na, rng)
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def _colour_counts(st, spec, k, seat, out):
     for c in range(5):
         out[c] = 0
@@ -98,7 +99,7 @@ def _colour_counts(st, spec, k, seat, out):
             out[spec[kind, COL_COLOUR]] += cnt
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _other_score(st, cfg, spec, seat, a, k, colours):
     """Greedy's score of a legal action that is not a play: colours, draw, keep, give, swap..."""
     if a < A_DRAW_K * k + A_DRAW_B:  # name a colour: the one held most of
@@ -115,7 +116,7 @@ def _other_score(st, cfg, spec, seat, a, k, colours):
     return 0.0  # draw, accept, pass, reroll
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
     """The ``greedy`` agent's rule read from the state row (every game, UNO Dice's die plays too): the
     highest-value card first, the UNO call with it, the colour held most of, never challenge; ties at random."""
@@ -154,17 +155,25 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colour
     the Python agent): it is handed the acting seat's observation of ``st``, written into ``obs`` (float32,
     the game's observation length; ``offs`` its block offsets), with weights ``w`` and ``hs`` (a state row of
     scratch).  In UNO Dice ``heuristic`` falls back to ``greedy`` (the compiled dice heuristic is not wired in
-    here yet).
+    here yet).  This entry point allocates the heuristic's work arrays for one call; the search's loops call
+    :func:`_policy` with theirs.
     """
+    fw, iw, bw = baseline_scratch(na)
+    return _policy(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
+
+
+@njit(cache=True)
+def _policy(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw):
+    """:func:`policy_action` with the heuristic's work arrays given (``workspace.baseline_scratch``)."""
     if policy == POLICY_RANDOM:
         return U.random_legal(mask, na, rng)
     if policy == POLICY_HEURISTIC and cfg[C_GAME] != GAME_DICE:
         observe_one(st, cfg, spec, offs, st[S_CUR], obs)
-        return heuristic_action(obs, mask, cfg, spec, offs, w, hs)
+        return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
     return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _heuristic_view(st, cfg, spec, offs, seat, obs):
     """The blocks of ``seat``'s observation that ``heuristic_action`` reads, written over the previous call's
     (the rollout's buffer; a test holds its choices equal to those on the full observation).  A rollout step
@@ -195,8 +204,15 @@ def _heuristic_view(st, cfg, spec, offs, seat, obs):
         obs[s_at + r] = st[O_HAND_N + (seat + r) % n]
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit_refcounted(cache=True)
 def _rollout_action(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, hs, colours):
+    """:func:`_rollout_choice` with work arrays of its own (for a caller outside the search, e.g. a test)."""
+    fw, iw, bw = baseline_scratch(na)
+    return _rollout_choice(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
+
+
+@njit(cache=True, inline="always")
+def _rollout_choice(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, hs, colours, fw, iw, bw):
     """:func:`policy_action` inside a rollout, given the number of ``legal`` actions: a forced move (a draw with
     nothing playable, keeping an unplayable card: a third of a rollout's decisions) is taken without building
     the heuristic's view (``heuristic`` and ``greedy`` play it too, drawing no random number); the heuristic
@@ -209,12 +225,12 @@ def _rollout_action(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, h
                 return a
     if policy == POLICY_HEURISTIC and cfg[C_GAME] != GAME_DICE:
         _heuristic_view(st, cfg, spec, offs, st[S_CUR], obs)
-        return heuristic_action(obs, mask, cfg, spec, offs, w, hs)
+        return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
     return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
 
 
 # ---------------------------------------------------------------------------------------------- the tree
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def tree_reset(child, visits, avail, wins, counters):
     """Empty the tree: the root alone (node 0)."""
     child[0, :] = -1
@@ -226,7 +242,7 @@ def tree_reset(child, visits, avail, wins, counters):
     counters[T_SIMS] = 0
 
 
-@njit_refcounted(cache=True, inline="always")
+@njit(cache=True, inline="always")
 def _new_child(child, visits, avail, wins, counters, node, action):
     """Add the node reached from ``node`` by ``action`` (the caller checked the tree has room); its index."""
     new = counters[T_SIZE]
@@ -239,15 +255,15 @@ def _new_child(child, visits, avail, wins, counters, node, action):
     return new
 
 
-@njit_refcounted(cache=True)
-def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs, colours):
+@njit(cache=True)
+def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs, colours, fw, iw, bw):
     """Play ``s`` on with the rollout policy until the round ends (or ``horizon`` decisions); returns the
     decisions played."""
     na = mask.shape[0]
     steps = 0
     while s[S_DONE] == 0 and s[S_ROUND] == r0 and (horizon == 0 or steps < horizon):
         legal = E.legal_mask(s, cfg, spec, dice, mask)
-        a = _rollout_action(s, cfg, spec, mask, na, legal, policy, prng, obs, offs, w, hs, colours)
+        a = _rollout_choice(s, cfg, spec, mask, na, legal, policy, prng, obs, offs, w, hs, colours, fw, iw, bw)
         if a < 0:
             break
         E._apply(s, srng, cfg, spec, dice, a, rew)
@@ -272,6 +288,17 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
     (inconsistent public counts).  ``horizon`` > 0 cuts a rollout after that many decisions and scores the
     position instead (:func:`position_value`); 0 plays the round out.
     """
+    # the heuristic's work arrays, once per call: the simulations are compiled without reference counting, which
+    # allocating would need (``_jit.py``)
+    fw, iw, bw = baseline_scratch(mask.shape[0])
+    return _search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, bias, rng, child, visits,
+                   avail, wins, counters, s, srng, mask, rew, pool, path, obs, offs, w, hs, colours, value, fw, iw, bw)
+
+
+@njit(cache=True)
+def _search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, bias, rng, child, visits, avail,
+            wins, counters, s, srng, mask, rew, pool, path, obs, offs, w, hs, colours, value, fw, iw, bw):
+    """:func:`search` with the heuristic's work arrays given."""
     na = mask.shape[0]
     max_nodes = child.shape[0]
     for _ in range(sims):
@@ -286,7 +313,7 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
             cur = s[S_CUR]
             prior = -1
             if cur != seat and opp_model == 1:
-                pick = policy_action(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours)
+                pick = _policy(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
                 ch = child[node, pick]
                 if ch >= 0:
                     avail[ch] += 1
@@ -305,7 +332,7 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
                 path[depth] = new
                 break
             if cur == seat and bias > 0.0:
-                prior = policy_action(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours)
+                prior = _policy(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
             untried = 0
             best = -1
             best_v = NEG
@@ -349,7 +376,8 @@ def search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, b
             node = child[node, best]
             depth += 1
             path[depth] = node
-        dec += _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, srng, mask, rew, obs, offs, w, hs, colours)
+        dec += _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, srng, mask, rew, obs, offs, w, hs, colours,
+                        fw, iw, bw)
         position_value(s, cfg, r0, value)
         visits[0] += 1
         for d in range(1, depth + 1):
@@ -372,6 +400,16 @@ def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask
     squared paired difference of ``a``'s score and ``base``'s on the same sample, for a paired test of ``a``
     against ``base``.  Scratch as in :func:`search` (``s2``/``srng2`` a second state row and word, ``prng`` the
     rollout's word, ``vals`` (A,) float64).  Returns 0, or -1 when the state cannot be sampled."""
+    fw, iw, bw = baseline_scratch(mask.shape[0])  # as in :func:`search`
+    return _flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask, base, totals, sq, vals,
+                        counts, counters, s, srng, s2, srng2, prng, mask, rew, pool, obs, offs, w, hs, colours, value,
+                        fw, iw, bw)
+
+
+@njit(cache=True)
+def _flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask, base, totals, sq, vals, counts,
+                 counters, s, srng, s2, srng2, prng, mask, rew, pool, obs, offs, w, hs, colours, value, fw, iw, bw):
+    """:func:`flat_search` with the heuristic's work arrays given."""
     na = mask.shape[0]
     for _ in range(sims):
         if determinize(st, cfg, spec, seat, s, srng, rng, pool) != SAMPLE_OK:
@@ -385,12 +423,13 @@ def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask
             E.legal_mask(s, cfg, spec, dice, mask)
             if mask[a] == 0:  # cannot happen (the seat's own legal actions are public to it): never apply one
                 continue
-            s2[:] = s
+            for i in range(s.shape[0]):
+                s2[i] = s[i]
             srng2[0] = srng[0]
             prng[0] = word
             E._apply(s2, srng2, cfg, spec, dice, a, rew)
             dec = 1 + _rollout(s2, srng2, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs, offs, w, hs,
-                               colours)
+                               colours, fw, iw, bw)
             position_value(s2, cfg, r0, value)
             vals[a] = value[seat]
             totals[a] += value[seat]
@@ -405,7 +444,7 @@ def flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mask
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def position_value(s, cfg, r0, value):
     """Each seat's score for a simulation that ended in ``s``: 1 for the round's winner once the round is over
     (nothing for anyone in a game cut off at ``max_turns``); in a rollout cut at its horizon, a share of 1 that
@@ -429,7 +468,7 @@ def position_value(s, cfg, r0, value):
         value[p] /= total
 
 
-@njit_refcounted(cache=True)
+@njit(cache=True)
 def root_choice(child, visits, wins, mask, seat, out_visits, out_value):
     """The most visited legal action at the root (ties: the higher win rate); fills per-action statistics."""
     best = -1
@@ -454,6 +493,14 @@ def root_choice(child, visits, wins, mask, seat, out_visits, out_value):
 def rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, obs, offs, w, hs, colours, prng):
     """Play ``steps`` decisions with a rollout policy from ``st`` (reset from a fresh seed at each episode end);
     returns the episodes finished.  The plain simulator's speed under a rollout policy, for the benchmark."""
+    fw, iw, bw = baseline_scratch(mask.shape[0])
+    return _rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, obs, offs, w, hs, colours, prng, fw, iw,
+                          bw)
+
+
+@njit(cache=True)
+def _rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, obs, offs, w, hs, colours, prng, fw, iw, bw):
+    """:func:`rollout_speed` with the heuristic's work arrays given."""
     na = mask.shape[0]
     done = 0
     E.legal_mask(st, cfg, spec, dice, mask)
@@ -462,7 +509,7 @@ def rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, obs, offs,
             done += 1
             E.reset_one(st, rng, cfg, spec, dice, np.int64(U.next_u64(prng) >> np.uint64(1)))
             E.legal_mask(st, cfg, spec, dice, mask)
-        a = policy_action(st, cfg, spec, mask, na, policy, prng, obs, offs, w, hs, colours)
+        a = _policy(st, cfg, spec, mask, na, policy, prng, obs, offs, w, hs, colours, fw, iw, bw)
         E._apply(st, rng, cfg, spec, dice, a, rew)
         E.legal_mask(st, cfg, spec, dice, mask)
     return done

@@ -1,0 +1,51 @@
+"""The compiled players' work arrays: where each of their per-decision tables lives in the three arrays their
+caller hands them (:func:`baseline_scratch`).
+
+The players (``baselines``, ``dice_baselines``) used to allocate these small arrays on every decision.
+Allocating needs numba's reference counting, and with it every array passed to every helper pays an atomic
+increment and decrement of its counter (``_jit.py``); the search plays the heuristic on each of its millions of
+rollout steps.  Given their work arrays, the players compile without reference counting.  The tables are written
+before they are read on every decision, so nothing carries over from one decision to the next.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._cache import rule_sources, track_dependencies
+from ._jit import njit_refcounted
+from .layout import MAX_KINDS
+
+track_dependencies(__file__, rule_sources())
+
+NSYM = 20  # symbols are 0..17 (cards.py)
+T_SAME = 5 + NSYM  # start of the (colour, symbol) -> kind table inside the card heuristic's ``tab``
+TAB_LEN = T_SAME + 4 * NSYM
+
+# float64 ``fw``: the card heuristic's unseen counts, match tables and colour sums; the dice heuristic's hand,
+# hand after a play and the terms of a sum
+F_UNSEEN = 0
+F_TAB = F_UNSEEN + MAX_KINDS
+F_COUNTS = F_TAB + TAB_LEN
+F_PTS = F_COUNTS + 4
+F_GUILT = F_PTS + 4
+F_DICE_HAND = F_GUILT + 4
+F_DICE_REST = F_DICE_HAND + MAX_KINDS
+F_DICE_SUM = F_DICE_REST + MAX_KINDS
+F_LEN = F_DICE_SUM + 4 * MAX_KINDS
+# int64 ``iw``: the card heuristic's hand, and its coloured cards per colour and per symbol
+I_HAND = 0
+I_BY_COLOUR = I_HAND + MAX_KINDS
+I_BY_SYMBOL = I_BY_COLOUR + 4
+I_LEN = I_BY_SYMBOL + NSYM
+# int8 ``bw``: which kinds are playable (with the UNO call), then UNO Dice's per-kind mask (the action count long)
+B_PLAYABLE = 0
+B_UNO_OK = B_PLAYABLE + MAX_KINDS
+B_KIND_MASK = B_UNO_OK + MAX_KINDS
+
+
+@njit_refcounted(cache=True)
+def baseline_scratch(num_actions):
+    """``(fw, iw, bw)``: the work arrays every compiled player of a game with ``num_actions`` actions takes (one
+    set per thread of calls)."""
+    return (np.zeros(F_LEN, dtype=np.float64), np.zeros(I_LEN, dtype=np.int64),
+            np.zeros(B_KIND_MASK + num_actions, dtype=np.int8))
