@@ -66,18 +66,19 @@ def main() -> None:
         elif way == "chunks":
             _threads.run_chunks(lambda lo, hi: K.advance(*head, rows[lo:hi], acts[lo:hi], *tail), B, T)
         else:
-            work = np.zeros(K.WORK_LEN, dtype=np.int64)
+            work = np.zeros(K.work_len(T), dtype=np.int64)
             size = _threads.claim_size(B, T)
             seen: dict[str, tuple[float, float, int]] = {}
 
-            def call() -> None:
+            def call(index: int) -> None:
                 t = time.perf_counter()
-                ran = K.advance_shared(work, size, *head, rows, acts, *tail)
+                ran = K.advance_shared(work, size, index, T, *head, rows, acts, *tail)
                 if record:
                     seen[threading.current_thread().name] = (t, time.perf_counter(), ran)
 
             t0 = time.perf_counter()
-            _threads.share(call, lambda: bool(work[K.W_DONE] == B), T)
+            _threads.share(call, lambda: bool(work[K.W_DONE] == B), T,
+                           settle=lambda: K.wait_done(work, B, _threads.SETTLE_SPINS))
             if record:
                 log.append((t0, time.perf_counter(), seen))
 

@@ -34,6 +34,9 @@ CHUNKS_PER_THREAD = 4  # several chunks per thread so that a descheduled thread 
 # prefetching, which starts over at every piece
 MIN_CLAIM = 32
 CLAIMS_PER_THREAD = 16
+# reads of the shared counter the caller makes while a helper finishes its last chunk, before it sleeps: about 75
+# microseconds on the Intel VM (an atomic read takes 9 ns), a few chunks of 32 games
+SETTLE_SPINS = 8000
 
 
 def available_cpus() -> int:
@@ -102,7 +105,7 @@ class _Job:
         self.done = threading.Event()
         self.error: BaseException | None = None
 
-    def work(self) -> None:
+    def work(self, index: int = 0) -> None:
         while True:
             i = next(self.next)
             if i >= self.count:
@@ -121,21 +124,22 @@ class _Job:
 
 
 class _SharedJob:
-    """One call of ``fn`` per thread; the calls split the work among themselves (``finished()`` says when it is all
-    done).  A helper that the OS runs late finds nothing left and returns at once."""
+    """One call of ``fn(index)`` per thread (``index`` 0 for the caller, 1, 2, ... for the helpers); the calls split
+    the work among themselves (``finished()`` says when it is all done).  A helper that the OS runs late finds
+    nothing left and returns at once."""
 
     __slots__ = ("fn", "finished", "lock", "done", "error")
 
-    def __init__(self, fn: Callable[[], object], finished: Callable[[], bool]):
+    def __init__(self, fn: Callable[[int], object], finished: Callable[[], bool]):
         self.fn, self.finished = fn, finished
         self.lock = threading.Lock()
         self.done = threading.Event()
         self.error: BaseException | None = None
 
-    def work(self) -> None:
+    def work(self, index: int = 0) -> None:
         try:
             if self.error is None:
-                self.fn()
+                self.fn(index)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
             self.error = exc
         with self.lock:  # the helper that ran the last piece of work wakes the caller
@@ -153,7 +157,7 @@ class _Pool:
         self._workers: list[threading.Thread] = []
         self._job: _Job | _SharedJob | None = None
 
-    def _worker(self) -> None:
+    def _worker(self, index: int) -> None:
         seen = 0
         while True:
             with self._cv:
@@ -162,7 +166,7 @@ class _Pool:
                 seen = self._generation
                 job = self._job
             if job is not None:
-                job.work()
+                job.work(index)
 
     def run(self, fn: Callable[[int], int], count: int, threads: int) -> int:
         """``sum(fn(i) for i in range(count))``, the calls spread over up to ``threads`` threads."""
@@ -187,16 +191,23 @@ class _Pool:
             raise job.error
         return job.total
 
-    def share(self, fn: Callable[[], object], finished: Callable[[], bool], threads: int) -> None:
-        """Call ``fn()`` on the calling thread and on up to ``threads - 1`` helpers at once, and return once
-        ``finished()`` (the calls share their work among themselves: a late helper's call finds none left)."""
+    def share(self, fn: Callable[[int], object], finished: Callable[[], bool], threads: int,
+              settle: Callable[[], object] | None = None) -> None:
+        """Call ``fn(0)`` on the calling thread and ``fn(i)`` on up to ``threads - 1`` helpers at once, and return
+        once ``finished()`` (the calls share their work among themselves: a late helper's call finds none left).
+        A helper's ``i`` is its place in the pool (1, 2, ...), the same thread for the same ``i`` from call to call,
+        so work split by ``i`` stays in that thread's caches; it may exceed ``threads - 1``.  ``settle()``, if
+        given, runs on the caller after its own call and may wait briefly for the helpers (a bounded spin) before
+        the caller sleeps until they are done."""
         if threads <= 1 or not self._busy.acquire(blocking=False):
-            fn()
+            fn(0)
             return
         job = _SharedJob(fn, finished)
         try:
             self._start_helpers(job, threads - 1)
-            fn()
+            fn(0)
+            if settle is not None:
+                settle()
             with job.lock:
                 if finished():
                     job.done.set()
@@ -214,7 +225,8 @@ class _Pool:
 
     def _start_helpers(self, job: _Job | _SharedJob, helpers: int) -> None:
         while len(self._workers) < helpers:
-            t = threading.Thread(target=self._worker, name=f"uno-env-worker-{len(self._workers)}", daemon=True)
+            t = threading.Thread(target=self._worker, args=(len(self._workers) + 1,),
+                                 name=f"uno-env-worker-{len(self._workers)}", daemon=True)
             t.start()
             self._workers.append(t)
         with self._cv:
@@ -236,10 +248,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
 
 
-def share(fn: Callable[[], object], finished: Callable[[], bool], threads: int) -> None:
-    """``fn()`` on up to ``threads`` threads at once (the caller's included), until ``finished()``: for compiled
-    calls that take their pieces of work from a shared counter (``core.batch.advance_shared``)."""
-    _pool.share(fn, finished, threads)
+def share(fn: Callable[[int], object], finished: Callable[[], bool], threads: int,
+          settle: Callable[[], object] | None = None) -> None:
+    """``fn(i)`` on up to ``threads`` threads at once (``i`` 0 for the caller, 1, 2, ... for the helpers), until
+    ``finished()``: for compiled calls that take their pieces of work from shared counters
+    (``core.batch.advance_shared``)."""
+    _pool.share(fn, finished, threads, settle)
 
 
 def claim_size(n: int, threads: int) -> int:
@@ -262,11 +276,15 @@ class Runner:
     Even with work handed out in chunks, a helper thread that the OS preempts in the middle of a chunk holds the
     whole call up until it runs again: on a machine with more runnable threads than CPUs, threads then lose to
     one thread.  So the runner times its calls (seconds per game, a moving average for each way of running) and
-    uses the faster way, trying the other one every ``EXPLORE_EVERY`` calls to notice when the load changes.
-    Which way a call runs never changes its results.
+    uses the faster way, trying the other one for ``EXPLORE_CALLS`` calls every ``EXPLORE_EVERY`` calls to notice
+    when the load changes (an exploring call can only lower the other way's estimate, so threads come back within
+    one exploration once a machine is quiet again).  Which way a call runs never changes its results.
     """
 
     EXPLORE_EVERY = 32
+    # calls in a row that an exploration makes: the first threaded call after the helpers slept for a while pays
+    # their wake-up (measured: it made the runner keep to one thread on a quiet machine), the next ones do not
+    EXPLORE_CALLS = 2
     ALPHA = 0.3  # weight of a new timing in the moving average
 
     def __init__(self, num_threads: int):
@@ -274,6 +292,8 @@ class Runner:
         self._cost: list[float | None] = [None, None]  # seconds per game: calling thread alone, all threads
         self._seen = [0, 0]  # timed calls per way (the first of each is a warm-up and not used)
         self._calls = 0
+        self._explore_way = 0
+        self._explore_left = 0  # calls left in the current exploration
 
     @property
     def threaded_share(self) -> float | None:
@@ -295,17 +315,30 @@ class Runner:
         """``alone()`` or ``threaded()``, whichever has been faster (two ways of doing the same ``n`` games)."""
         self._calls += 1
         one, many = self._cost
-        if one is None or many is None:
+        exploring = self._explore_left > 0
+        if exploring:
+            way = self._explore_way
+            self._explore_left -= 1
+        elif one is None or many is None:
             way = 0 if self._seen[0] <= self._seen[1] else 1
         else:
             way = 1 if many < one else 0
             if self._calls % self.EXPLORE_EVERY == 0:
-                way = 1 - way
+                way, exploring = 1 - way, True
+                self._explore_way, self._explore_left = way, self.EXPLORE_CALLS - 1
         start = time.perf_counter()
         result = alone() if way == 0 else threaded()
         cost = (time.perf_counter() - start) / n
         self._seen[way] += 1
         if self._seen[way] > 1:
             old = self._cost[way]
-            self._cost[way] = cost if old is None else old + self.ALPHA * (cost - old)
+            if old is None:
+                self._cost[way] = cost
+            elif exploring:
+                # optimistic for the way not in use: its average dates from the last time it was used (often a
+                # busier moment), and one slow sample is mostly noise; if it is better now it gets used, and its
+                # average follows every call from then on
+                self._cost[way] = min(old, cost)
+            else:
+                self._cost[way] = old + self.ALPHA * (cost - old)
         return result

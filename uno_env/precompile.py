@@ -52,11 +52,13 @@ def _warm_gym(game: str) -> None:
 def _warm_vector(game: str) -> None:
     from uno_env.vector import UnoSingleAgentVectorEnv, UnoVectorEnv
 
-    multi = UnoVectorEnv(game, num_envs=2, seed=0)
+    # 128 games on 2 threads: enough for the threaded step (``batch.advance_shared``), which the runner tries
+    # within its first calls, so that a big batch does not compile it on first use
+    multi = UnoVectorEnv(game, num_envs=128, seed=0, num_threads=2)
     _, masks, _ = multi.reset()
     for _ in range(20):
         _, masks, *_ = multi.step([_first_legal(m) for m in masks])
-    single = UnoSingleAgentVectorEnv(game, num_envs=2, seed=0)
+    single = UnoSingleAgentVectorEnv(game, num_envs=128, seed=0, num_threads=2)
     _, masks = single.reset()
     for _ in range(20):
         _, masks, *_ = single.step([_first_legal(m) for m in masks])
