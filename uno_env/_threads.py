@@ -175,20 +175,7 @@ class _Pool:
         if helpers <= 0 or not self._busy.acquire(blocking=False):
             return sum(fn(i) for i in range(count))
         job = _Job(fn, count)
-        try:
-            self._start_helpers(job, helpers)
-            job.work()
-            job.done.wait()
-        except BaseException as exc:  # e.g. Ctrl-C between chunks: stop handing out chunks, let running ones end
-            if job.error is None:
-                job.error = exc
-            job.done.wait(timeout=1.0)
-            raise
-        finally:
-            self._job = None
-            self._busy.release()
-        if job.error is not None:
-            raise job.error
+        self._run_job(job, helpers, job.work)
         return job.total
 
     def share(self, fn: Callable[[int], object], finished: Callable[[], bool], threads: int,
@@ -203,16 +190,25 @@ class _Pool:
             fn(0)
             return
         job = _SharedJob(fn, finished)
-        try:
-            self._start_helpers(job, threads - 1)
+
+        def callers_part() -> None:
             fn(0)
             if settle is not None:
                 settle()
             with job.lock:
                 if finished():
                     job.done.set()
+
+        self._run_job(job, threads - 1, callers_part)
+
+    def _run_job(self, job: _Job | _SharedJob, helpers: int, callers_part: Callable[[], object]) -> None:
+        """Start ``helpers`` workers on ``job`` (the pool is already ``_busy``), run the caller's part, wait for the
+        job to be done and release the pool; an error of any thread is raised here."""
+        try:
+            self._start_helpers(job, helpers)
+            callers_part()
             job.done.wait()
-        except BaseException as exc:  # e.g. Ctrl-C before or after the caller's call: let the helpers' calls end
+        except BaseException as exc:  # e.g. Ctrl-C: stop handing out work, let the running calls end
             if job.error is None:
                 job.error = exc
             job.done.wait(timeout=1.0)
