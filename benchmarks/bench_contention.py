@@ -2,7 +2,7 @@
 
 Researchers run several trainings, RLlib EnvRunners or CI jobs on one node, so the batched simulator must not
 slow down when other processes compete for the CPUs.  This script measures, in one run, ``UnoVectorEnv`` steps/s
-(random legal actions drawn by ``RandomLegalPolicy`` on the same thread count as the env, observations and masks
+(random legal actions drawn by the compiled ``RandomLegalPolicy`` on the calling thread, observations and masks
 every step) with ``num_threads=1`` and with the default (``num_threads=None``: ``$UNO_ENV_NUM_THREADS``, else the
 usable CPUs), and the same counting only the time spent in ``env.step`` (the simulator alone):
 
@@ -122,8 +122,7 @@ def main(argv: list[str] | None = None) -> int:
         "1 thread": UnoVectorEnv(args.game, args.batch, num_players=args.players, seed=0, num_threads=1),
         "default": UnoVectorEnv(args.game, args.batch, num_players=args.players, seed=0),
     }
-    # each env's random actions are drawn on its own thread count (the same actions whatever the count)
-    policies = {name: RandomLegalPolicy(0, num_threads=env.num_threads) for name, env in envs.items()}
+    policies = {name: RandomLegalPolicy(0) for name in envs}  # one per env: each draws its own actions
     for name, env in envs.items():  # compile and warm up outside the timed runs
         env.reset()
         for _ in range(5):

@@ -96,19 +96,14 @@ class RandomLegalPolicy:
     """Uniformly random legal actions for a batch, drawn in the compiled core (no per-game Python).
 
     Row ``i`` of a call uses its own splitmix64 stream seeded with ``seed + i``, so a call's result depends only
-    on the seed, the row and how many calls came before, never on ``num_threads`` (as the simulator's: default
-    ``$UNO_ENV_NUM_THREADS``, else the usable CPUs; a big batch's rows are split over that many threads when that
-    is faster, since drawing 1,024 actions costs a sixth of a one-thread classic step and would otherwise run
-    alone while the simulator's step runs on every thread).  Implements the batched policy protocol
+    on the seed, the row and how many calls came before.  Implements the batched policy protocol
     ``act_batch(observations, masks) -> actions`` and the single-game ``act(observation, action_mask)``.
     """
 
-    def __init__(self, seed: int | None = None, num_threads: int | None = None):
+    def __init__(self, seed: int | None = None):
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
         self.seed = int(seed)
-        self.num_threads = _threads.resolve_num_threads(num_threads)
-        self._runner = _threads.Runner(self.num_threads)
         self._rngs = np.zeros((0, 1), dtype=np.uint64)
 
     def _words(self, n: int) -> np.ndarray:
@@ -130,16 +125,8 @@ class RandomLegalPolicy:
             masks = masks.astype(np.int8)
         if masks.ndim != 2:
             raise ValueError(f"masks must be 2-D (batch, num_actions), got shape {masks.shape}")
-        n = masks.shape[0]
-        out = np.empty(n, dtype=np.int64)
-        words = self._words(n)
-        if self._runner.one_chunk(n):
-            bad = K.random_actions(masks, words, out)
-        else:
-            def chunk(lo: int, hi: int) -> int:
-                return int(K.random_actions(masks[lo:hi], words[lo:hi], out[lo:hi]) >= 0)
-
-            bad = int(np.flatnonzero(out < 0)[0]) if self._runner.run(chunk, n) else -1
+        out = np.empty(masks.shape[0], dtype=np.int64)
+        bad = K.random_actions(masks, self._words(masks.shape[0]), out)
         if bad >= 0:  # found in the kernel: a numpy reduction here cost 10% of a one-game step
             raise ValueError(f"row {bad} of the masks has no legal action")
         return out
@@ -433,7 +420,7 @@ class _VectorBase(ExactCopy, GameMetadata):
             return K.advance(*head, rows, actions, *args)
 
         def threaded() -> int:
-            # one compiled call per thread, each taking pieces of ``rows`` from the shared counter ``work``
+            # one compiled call per thread: its own share of ``rows`` first, then help with the others' (``work``)
             threads = self.num_threads
             work = np.zeros(K.work_len(threads), dtype=np.int64)
             size = _threads.claim_size(n, threads)
