@@ -47,6 +47,11 @@ three times the time a decision) won 51.3% [49.1, 53.5] in 4-player classic and 
 (2,000 games each, seed 0): a point above the default, within the noise of 2,000 games, so the default budget
 stays at 100.
 
+One searcher among three heuristics (so that no second searcher takes a share of its gains; an even share is 25%)
+separates the two games: pocket 27.2% [26.3, 28.1] (10,000 games, seeds 0-4), classic 24.9% [24.0, 25.9] (8,000,
+seeds 0-3; ``benchmarks/results/arena/ismcts_1v3/``). In 4-player classic the search finds nothing the heuristic
+misses, at any table.
+
 Inference from draws was tried and gave nothing: a branch recorded, per seat, what it drew on (top card, colour,
 hand size) and dealt samples in which a seat that drew held nothing playable then (``draws=model``: the heuristic
 and greedy draw only when they must; the rules allow a voluntary draw, so it is not a rule). Against the heuristic
