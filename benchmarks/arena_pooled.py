@@ -1,5 +1,5 @@
 """Pool arena runs of one lineup played with different seeds into one row: the first agent's wins over all games,
-its Wilson interval, and whether the interval clears the even share (1 / players).
+its Wilson interval, and whether the interval clears the even share (its seats a game / players).
 
 A long matchup of a slow agent is played as several seeded runs (``uno-env evaluate ... --seed S --json F``) so
 that each finished run is kept if a later one is stopped; different seeds deal different games, so their games
@@ -31,7 +31,8 @@ def pool(paths: list[Path]) -> dict:
     wins = sum(r["agents"][0]["wins"] for r in runs)
     others = [sum(r["agents"][i]["wins"] for r in runs) for i in range(1, len(first["agents"]))]
     lo, hi = wilson_interval(wins, games)
-    share = 1.0 / first["num_players"]
+    # at 4 players a two-agent lineup gives each agent two seats a game: its even share is 2 / 4
+    share = first["agents"][0].get("seats_per_game", 1.0) / first["num_players"]
     verdict = "above" if lo > share else "below" if hi < share else "not clear of"
     return {"game": first["game"], "num_players": first["num_players"], "lineup": key[3], "seeds": sorted(seeds),
             "games": games, "wins": wins, "win_rate": wins / games, "ci95_low": lo, "ci95_high": hi,

@@ -14,7 +14,10 @@ The gain is under the model, not against real opponents (the arena measures that
 (one standard error about 0.015 a state at 2,000 samples) is shared by every variant.
 
     python benchmarks/search_oracle.py --game classic --players 4 --games 40 --oracle-sims 2000 \
-        horizon=0 horizon=20 horizon=20,sims=300
+        [--truth classic4.npz] horizon=0 horizon=20 horizon=20,sims=300
+
+The truth is most of the run's time; ``--truth FILE.npz`` keeps it (pickle-free) so that later variants are scored
+against the same one.
 """
 from __future__ import annotations
 
@@ -75,11 +78,24 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--oracle-sims", type=int, default=2000)
-    ap.add_argument("variants", nargs="+", help="ismcts arguments, e.g. horizon=20,sims=300")
+    ap.add_argument("--truth", metavar="FILE.npz",
+                    help="keep the truth in this file: read it when it exists (made with the same game, players, "
+                         "games and oracle sims), else compute it and write it, so that variants can be scored later "
+                         "without recomputing it")
+    ap.add_argument("variants", nargs="*", help="ismcts arguments, e.g. horizon=20,sims=300")
     args = ap.parse_args()
     g = Game(make_rules(args.game, args.players, None))
     load = os.getloadavg()
-    X, G, SE, B = truth(g, args.games, args.oracle_sims)
+    key = np.array([args.players, args.games, args.oracle_sims], dtype=np.int64)
+    if args.truth and os.path.exists(args.truth):
+        with np.load(args.truth, allow_pickle=False) as f:
+            if str(f["game"]) != args.game or not np.array_equal(f["key"], key):
+                ap.error(f"{args.truth} holds the truth of another game, player count, --games or --oracle-sims")
+            X, G, SE, B = f["states"], f["gains"], f["errors"], f["bases"]
+    else:
+        X, G, SE, B = truth(g, args.games, args.oracle_sims)
+        if args.truth:
+            np.savez(args.truth, game=np.array(args.game), key=key, states=X, gains=G, errors=SE, bases=B)
     found = np.nansum(np.where(G > 2 * SE, G, 0.0), axis=1)
     print(f"{args.game}, {args.players} players, {args.games} games, truth {args.oracle_sims} samples; load average "
           f"{load[0]:.2f}; {len(X)} decisions with a choice; gain over 2 standard errors at {int((found > 0).sum())} "
