@@ -29,9 +29,9 @@ heuristic's choice on evidence. In UNO Dice, where every hand is public and only
 with greedy rollouts won 64.0% [58.4, 69.2] against flat's 51.3% [45.7, 56.9] (2 players; 4 players 55.0% [48.1,
 61.7] against 54.5% [47.6, 61.3] in 200 games).
 
-At 4 players the flat search is level with the heuristic (2,000 games: classic 50.1% [48.0, 52.3], pocket 50.9%
-[48.7, 53.1]): a seat's own win among four is a rare, noisy outcome of a long rollout, so 100 samples seldom show a
-better action. ``benchmarks/search_oracle.py`` scores a variant's decisions on the states of 40 heuristic games
+At 4 players the flat search is level with the heuristic in classic (2,000 games: 50.1% [48.0, 52.3]) and narrowly
+ahead in pocket (50.9% [48.7, 53.1] over 2,000 games, 52.5% [51.5, 53.4] over 10,000): a seat's own win among four is
+a rare, noisy outcome of a long rollout, so 100 samples seldom show a better action. ``benchmarks/search_oracle.py`` scores a variant's decisions on the states of 40 heuristic games
 against a 2,000-sample estimate of every action's gain (4 players; the searching seat's own win per game, summed,
 under the search's model): rounds played out (the default) 0.10 in classic and 0.02 in pocket; ``horizon=20`` 0.37
 and 0.33 at about a fifth of the CPU time; ``horizon=10`` 0.28; ``z=1.5`` 0.15; 300 samples 0.38, with ``horizon=20``
