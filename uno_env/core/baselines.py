@@ -208,22 +208,32 @@ def _unseen_sums(obs, spec, offs, unseen, tab):
     the sums the match model reads into ``tab``: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
     ``tab[5 + symbol]`` unseen coloured cards per symbol; returns the unseen total.  One pass over the kinds, done
     only by the decisions that read it (the counts are whole numbers, so every sum is exact in any order)."""
-    for i in range(TAB_LEN):
+    k = spec.shape[0]
+    for i in range(5, TAB_LEN):
         tab[i] = 0.0
-    h_at = offs[O.B_HAND]
-    d_at = offs[O.B_DISCARDED]
+    held = obs[offs[O.B_HAND]:offs[O.B_HAND] + k]  # views indexed from 0: no negative-index fix-up per read
+    gone = obs[offs[O.B_DISCARDED]:offs[O.B_DISCARDED] + k]
     total = 0.0
-    for kind in range(spec.shape[0]):
-        v = float(spec[kind, COL_COUNT]) - float(obs[h_at + kind]) - float(obs[d_at + kind])
+    # the sums per colour (wilds: 4) stay in registers: added up in ``tab``, each add waited for the last store
+    c0 = c1 = c2 = c3 = c4 = 0.0
+    for kind in range(k):
+        v = float(spec[kind, COL_COUNT]) - float(held[kind]) - float(gone[kind])
         v = v if v > 0.0 else 0.0
         unseen[kind] = v
         total += v
         c = spec[kind, COL_COLOUR]
-        if c == NO_COLOUR:
-            tab[4] += v
-        else:
-            tab[c] += v
+        c0 += v if c == 0 else 0.0
+        c1 += v if c == 1 else 0.0
+        c2 += v if c == 2 else 0.0
+        c3 += v if c == 3 else 0.0
+        c4 += v if c == NO_COLOUR else 0.0
+        if c != NO_COLOUR:
             tab[5 + spec[kind, COL_SYMBOL]] += v
+    tab[0] = c0
+    tab[1] = c1
+    tab[2] = c2
+    tab[3] = c3
+    tab[4] = c4
     return total
 
 
@@ -419,7 +429,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
     reroll = _start(E.A_REROLL_K, E.A_REROLL_B, k)
     uno_ok = bw[B_UNO_OK:B_UNO_OK + k]
     hand_at = offs[O.B_HAND]
-    hand = iw[I_HAND:I_HAND + k]
+    hand = iw[I_HAND:I_HAND + k]  # filled for the kinds in ``plays`` only
     plays = iw[I_PLAYS:I_PLAYS + k]
     # One pass over the kinds: which kinds the play actions offer (``plays``, in kind order; ``uno_ok``: with the
     # UNO call), the hand, and the hand by colour, by symbol and its wilds, from which each play's score reads
@@ -437,23 +447,26 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
     wilds_held = 0
     coloured_playable = False
     restricted_playable = False
-    for kind in range(k):
-        h = int(obs[hand_at + kind])
-        hand[kind] = h
-        hand_size += h
-        wild = _is_wild(spec, kind)
-        if h > 0:
-            if wild:
-                wilds_held += h
-            else:
-                by_colour[spec[kind, COL_COLOUR]] += h
-                by_symbol[spec[kind, COL_SYMBOL]] += h
-        uno = mask[play_uno + kind] != 0
-        uno_ok[kind] = uno
-        if uno or mask[play + kind] != 0:
+    held = obs[hand_at:hand_at + k]  # views indexed from 0: no negative-index fix-up per read
+    m_play = mask[play:play + k]
+    m_uno = mask[play_uno:play_uno + k]
+    for kind in range(k):  # most kinds are neither held nor playable: two tests each
+        h = 0
+        if held[kind] != 0:
+            h = int(held[kind])
+            hand_size += h
+            if h > 0:
+                if _is_wild(spec, kind):
+                    wilds_held += h
+                else:
+                    by_colour[spec[kind, COL_COLOUR]] += h
+                    by_symbol[spec[kind, COL_SYMBOL]] += h
+        if m_play[kind] != 0 or m_uno[kind] != 0:
             plays[n_plays] = kind
             n_plays += 1
-            if not wild:
+            hand[kind] = h
+            uno_ok[kind] = m_uno[kind] != 0
+            if not _is_wild(spec, kind):
                 coloured_playable = True
             elif _restricted(spec, kind):
                 restricted_playable = True
@@ -478,7 +491,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
     wd_legal = False
     if restricted_playable:
         for kind in range(k):
-            scratch[E.O_HAND + kind] = hand[kind]
+            scratch[E.O_HAND + kind] = int(held[kind])
         scratch[E.S_TOP] = _argmax(obs, offs[O.B_TOP], offs[O.B_TOP] + k)
         scratch[E.S_COLOUR] = _argmax(obs, offs[O.B_COLOUR], offs[O.B_COLOUR] + 4)
         wd_legal = wilds.restricted_wild_legal(scratch, cfg, spec, 0)
