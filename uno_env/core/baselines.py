@@ -312,12 +312,20 @@ def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw):
 def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
     """``HeuristicAgent``'s choice for one decision of a card game (``scratch``: a zeroed state row, for asking
     the rules whether a Wild Draw Four would be legal; ``fw``/``iw``/``bw``: :func:`baseline_scratch`)."""
-    k = spec.shape[0]
-    n = cfg[E.C_NP]
-    a_n = mask.shape[0]
     first = U.first_legal(mask, 0)
     if first >= 0 and U.first_legal(mask, first + 1) < 0:  # one legal action
         return first
+    return heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw)
+
+
+@njit(cache=True, inline="always")
+def heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
+    """:func:`heuristic_action` for a caller that knows two or more actions are legal (the search's rollout counts
+    them as it builds the mask): the scans for a first and a second legal action are skipped, and the lowest legal
+    action, the fallback of a few phases, is looked up only where it is returned."""
+    k = spec.shape[0]
+    n = cfg[E.C_NP]
+    a_n = mask.shape[0]
     play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
     colour_a = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)
     phase = _argmax(obs, offs[O.B_PHASE], offs[O.B_PHASE] + E.NUM_PHASES)
@@ -345,7 +353,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
         else:
             facing = rel_next
         csum = counts[0] + counts[1] + counts[2] + counts[3]
-        best, best_s = first, -np.inf
+        best, best_s = U.first_legal(mask, 0), -np.inf
         for a in range(a_n):
             if mask[a] == 0:
                 continue
@@ -380,7 +388,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
             if _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw) > w[W_CHALLENGE]:
                 return challenge
         accept = _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)
-        return accept if mask[accept] != 0 else first
+        return accept if mask[accept] != 0 else U.first_legal(mask, 0)
     if phase == E.PH_GIVE:
         give = _start(E.A_GIVE_K, E.A_GIVE_B, k)
         counts = fw[F_COUNTS:F_COUNTS + 4]
@@ -389,7 +397,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
             c = spec[kind, COL_COLOUR]
             if c < 4:
                 counts[c] += float(obs[hand_at + kind])
-        best, best_v = first, np.inf
+        best, best_v = U.first_legal(mask, 0), np.inf
         for a in range(a_n):
             if mask[a] == 0:
                 continue
@@ -408,18 +416,18 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
         return best
     if phase == E.PH_SWAP:
         swap = _start(E.A_SWAP_K, E.A_SWAP_B, k)
-        best, best_v = first, np.inf
+        best, best_v = U.first_legal(mask, 0), np.inf
         for a in range(a_n):
             if mask[a] != 0 and swap <= a < swap + n - 1:
                 v = obs[sizes_at + a - swap + 1]
                 if v < best_v:
                     best, best_v = a, v
         return best
-    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, first, iw, bw)
+    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, iw, bw)
 
 
 @njit(cache=True, inline="always")
-def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, first, iw, bw):
+def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, iw, bw):
     k = spec.shape[0]
     n = cfg[E.C_NP]
     play = _start(E.A_PLAY_K, E.A_PLAY_B, k)
@@ -474,7 +482,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
         for a in (draw, reroll, keep, _start(E.A_PASS_K, E.A_PASS_B, k), _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)):
             if mask[a] != 0:
                 return a
-        return first
+        return U.first_legal(mask, 0)
     if hand_size == 1:  # the last card goes out: the first play offered, scored as +inf by the Python agent
         return plays[0] + (play_uno if uno_ok[plays[0]] else 0)
     total = _unseen_sums(obs, spec, offs, unseen, tab)

@@ -55,7 +55,7 @@ from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit, njit_refcounted
 from .actions import *  # noqa: F403 - generated action section starts A_*
-from .baselines import heuristic_action
+from .baselines import heuristic_action, heuristic_choice
 from .cards import COL_COLOUR, COL_POINTS
 from .determinize import SAMPLE_OK, determinize
 from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
@@ -225,7 +225,10 @@ def _rollout_choice(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, h
                 return a
     if policy == POLICY_HEURISTIC and cfg[C_GAME] != GAME_DICE:
         _heuristic_view(st, cfg, spec, offs, st[S_CUR], obs)
-        return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
+        if legal < 1:  # no legal action: the checked entry point's answer, as before (the rollout then stops)
+            return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
+        # two or more legal actions (counted by the caller's legal mask): the heuristic without its own count
+        return heuristic_choice(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
     return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
 
 
