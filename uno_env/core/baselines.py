@@ -41,7 +41,6 @@ from .cards import (
 )
 from .workspace import (
     B_KIND_MASK,
-    B_PLAYABLE,
     B_UNO_OK,
     F_COUNTS,
     F_GUILT,
@@ -51,8 +50,8 @@ from .workspace import (
     I_BY_COLOUR,
     I_BY_SYMBOL,
     I_HAND,
+    I_PLAYS,
     NSYM,
-    T_SAME,
     TAB_LEN,
     baseline_scratch,
 )
@@ -203,35 +202,56 @@ def _restricted(spec, kind):
     return sym == WILD_DRAW_FOUR or sym == WILD_DRAW_TWO
 
 
-@njit(cache=True)
-def _unseen(obs, spec, offs, out):
-    """Copies of each kind the seat cannot see: deck - own hand - discard pile (card games)."""
+@njit(cache=True, inline="always")
+def _unseen_sums(obs, spec, offs, unseen, tab):
+    """Copies of each kind the seat cannot see (deck - own hand - discard pile, card games) into ``unseen``, and
+    the sums the match model reads into ``tab``: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
+    ``tab[5 + symbol]`` unseen coloured cards per symbol; returns the unseen total.  One pass over the kinds, done
+    only by the decisions that read it (the counts are whole numbers, so every sum is exact in any order)."""
     k = spec.shape[0]
+    for i in range(5, TAB_LEN):
+        tab[i] = 0.0
+    held = obs[offs[O.B_HAND]:offs[O.B_HAND] + k]  # views indexed from 0: no negative-index fix-up per read
+    gone = obs[offs[O.B_DISCARDED]:offs[O.B_DISCARDED] + k]
+    total = 0.0
+    # the sums per colour (wilds: 4) stay in registers: added up in ``tab``, each add waited for the last store
+    c0 = c1 = c2 = c3 = c4 = 0.0
     for kind in range(k):
-        v = float(spec[kind, COL_COUNT]) - float(obs[offs[O.B_HAND] + kind]) - float(obs[offs[O.B_DISCARDED] + kind])
-        out[kind] = v if v > 0.0 else 0.0
-
-
-@njit(cache=True)
-def _unseen_tables(spec, unseen, tab):
-    """Per-decision sums the match model reads: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
-    ``tab[5 + symbol]`` unseen coloured cards per symbol, ``tab[T_SAME + colour * 20 + symbol]`` the kind of that
-    colour and symbol (-1: none)."""
-    tab[:T_SAME] = 0.0
-    tab[T_SAME:] = -1.0
-    for kind in range(spec.shape[0]):
+        v = float(spec[kind, COL_COUNT]) - float(held[kind]) - float(gone[kind])
+        v = v if v > 0.0 else 0.0
+        unseen[kind] = v
+        total += v
         c = spec[kind, COL_COLOUR]
-        if c == NO_COLOUR:
-            tab[4] += unseen[kind]
-        else:
-            tab[c] += unseen[kind]
-            tab[5 + spec[kind, COL_SYMBOL]] += unseen[kind]
-            at = T_SAME + c * NSYM + spec[kind, COL_SYMBOL]
-            if tab[at] < 0:  # one kind per colour and symbol in every game
-                tab[at] = kind
+        c0 += v if c == 0 else 0.0
+        c1 += v if c == 1 else 0.0
+        c2 += v if c == 2 else 0.0
+        c3 += v if c == 3 else 0.0
+        c4 += v if c == NO_COLOUR else 0.0
+        if c != NO_COLOUR:
+            tab[5 + spec[kind, COL_SYMBOL]] += v
+    tab[0] = c0
+    tab[1] = c1
+    tab[2] = c2
+    tab[3] = c3
+    tab[4] = c4
+    return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _same_kind(spec, kind, colour):
+    """The kind of ``colour`` with ``kind``'s symbol (``kind`` itself if there is none).  There is one kind per
+    colour and symbol in every game, so a kind of that colour is its own answer, as it is in every call but the
+    colour choice's (the same lookup as the Python agent's table, without building a table per decision)."""
+    if spec[kind, COL_COLOUR] == colour:
+        return kind
+    sym = spec[kind, COL_SYMBOL]
+    for other in range(spec.shape[0]):
+        if spec[other, COL_COLOUR] == colour and spec[other, COL_SYMBOL] == sym:
+            return other
+    return kind
+
+
+@njit(cache=True, inline="always")
 def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     """P(the seat ``rel`` places after the viewer can follow ``kind`` with ``colour`` named), from the unseen cards."""
     if total <= 0:
@@ -239,10 +259,7 @@ def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
     m = tab[colour] + tab[4]
     if not _is_wild(spec, kind):
         sym = spec[kind, COL_SYMBOL]
-        same = int(tab[T_SAME + colour * NSYM + sym])
-        if same < 0:
-            same = kind
-        m += tab[5 + sym] - unseen[same]
+        m += tab[5 + sym] - unseen[_same_kind(spec, kind, colour)]
     f = min(max(m / total, 0.0), 1.0)
     h = int(obs[sizes_at + rel])
     if h < 0:
@@ -295,27 +312,32 @@ def _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw):
 def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
     """``HeuristicAgent``'s choice for one decision of a card game (``scratch``: a zeroed state row, for asking
     the rules whether a Wild Draw Four would be legal; ``fw``/``iw``/``bw``: :func:`baseline_scratch`)."""
-    k = spec.shape[0]
-    n = cfg[E.C_NP]
-    a_n = mask.shape[0]
     first = U.first_legal(mask, 0)
     if first >= 0 and U.first_legal(mask, first + 1) < 0:  # one legal action
         return first
+    return heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw)
+
+
+@njit(cache=True, inline="always")
+def heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
+    """:func:`heuristic_action` for a caller that knows two or more actions are legal (the search's rollout counts
+    them as it builds the mask): the scans for a first and a second legal action are skipped, and the lowest legal
+    action, the fallback of a few phases, is looked up only where it is returned."""
+    k = spec.shape[0]
+    n = cfg[E.C_NP]
+    a_n = mask.shape[0]
     play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
     colour_a = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)
     phase = _argmax(obs, offs[O.B_PHASE], offs[O.B_PHASE] + E.NUM_PHASES)
+    # the unseen cards are counted only by the decisions that read them
     unseen = fw[F_UNSEEN:F_UNSEEN + k]
-    _unseen(obs, spec, offs, unseen)
-    total = 0.0
-    for kind in range(k):
-        total += unseen[kind]
     tab = fw[F_TAB:F_TAB + TAB_LEN]
-    _unseen_tables(spec, unseen, tab)
     direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
     rel_next = 1 % n if direction > 0 else n - 1
     sizes_at = offs[O.B_HAND_SIZES]
     hand_at = offs[O.B_HAND]
     if phase == E.PH_COLOUR:
+        total = _unseen_sums(obs, spec, offs, unseen, tab)
         counts = fw[F_COUNTS:F_COUNTS + 4]
         counts[:] = 0.0
         pts = fw[F_PTS:F_PTS + 4]
@@ -331,7 +353,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
         else:
             facing = rel_next
         csum = counts[0] + counts[1] + counts[2] + counts[3]
-        best, best_s = first, -np.inf
+        best, best_s = U.first_legal(mask, 0), -np.inf
         for a in range(a_n):
             if mask[a] == 0:
                 continue
@@ -361,11 +383,12 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
             return best
         challenge = _start(E.A_CHALLENGE_K, E.A_CHALLENGE_B, k)
         any_playable = cfg[E.C_WD_LEGAL_ANY_PLAYABLE] == 1
-        if mask[challenge] != 0 and _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw) \
-                > w[W_CHALLENGE]:
-            return challenge
+        if mask[challenge] != 0:
+            _unseen_sums(obs, spec, offs, unseen, tab)
+            if _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw) > w[W_CHALLENGE]:
+                return challenge
         accept = _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)
-        return accept if mask[accept] != 0 else first
+        return accept if mask[accept] != 0 else U.first_legal(mask, 0)
     if phase == E.PH_GIVE:
         give = _start(E.A_GIVE_K, E.A_GIVE_B, k)
         counts = fw[F_COUNTS:F_COUNTS + 4]
@@ -374,7 +397,7 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
             c = spec[kind, COL_COLOUR]
             if c < 4:
                 counts[c] += float(obs[hand_at + kind])
-        best, best_v = first, np.inf
+        best, best_v = U.first_legal(mask, 0), np.inf
         for a in range(a_n):
             if mask[a] == 0:
                 continue
@@ -393,42 +416,77 @@ def heuristic_action(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
         return best
     if phase == E.PH_SWAP:
         swap = _start(E.A_SWAP_K, E.A_SWAP_B, k)
-        best, best_v = first, np.inf
+        best, best_v = U.first_legal(mask, 0), np.inf
         for a in range(a_n):
             if mask[a] != 0 and swap <= a < swap + n - 1:
                 v = obs[sizes_at + a - swap + 1]
                 if v < best_v:
                     best, best_v = a, v
         return best
-    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first, iw, bw)
+    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, iw, bw)
 
 
-@njit(cache=True)
-def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, phase, direction, first, iw, bw):
+@njit(cache=True, inline="always")
+def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, iw, bw):
     k = spec.shape[0]
     n = cfg[E.C_NP]
+    play = _start(E.A_PLAY_K, E.A_PLAY_B, k)
     play_uno = _start(E.A_PLAY_UNO_K, E.A_PLAY_UNO_B, k)
-    colour_a = _start(E.A_COLOUR_K, E.A_COLOUR_B, k)
     draw = _start(E.A_DRAW_K, E.A_DRAW_B, k)
     keep = _start(E.A_KEEP_K, E.A_KEEP_B, k)
     reroll = _start(E.A_REROLL_K, E.A_REROLL_B, k)
-    playable = bw[B_PLAYABLE:B_PLAYABLE + k]
     uno_ok = bw[B_UNO_OK:B_UNO_OK + k]
-    any_play = U.playable_kinds(mask, k, colour_a, play_uno, playable, uno_ok)
-    if not any_play:  # nothing to play: draw / reroll / keep / pass / accept, whichever is offered
+    hand_at = offs[O.B_HAND]
+    hand = iw[I_HAND:I_HAND + k]  # filled for the kinds in ``plays`` only
+    plays = iw[I_PLAYS:I_PLAYS + k]
+    # One pass over the kinds: which kinds the play actions offer (``plays``, in kind order; ``uno_ok``: with the
+    # UNO call), the hand, and the hand by colour, by symbol and its wilds, from which each play's score reads
+    # what is left after it (one kind per colour and symbol) instead of walking the hand again.  It was six
+    # passes, and the unseen counts and the rules' Wild Draw question were asked before knowing whether any
+    # play would read them.
+    by_colour = iw[I_BY_COLOUR:I_BY_COLOUR + 4]
+    for c in range(4):
+        by_colour[c] = 0
+    by_symbol = iw[I_BY_SYMBOL:I_BY_SYMBOL + NSYM]
+    for sym in range(NSYM):
+        by_symbol[sym] = 0
+    n_plays = 0
+    hand_size = 0
+    wilds_held = 0
+    coloured_playable = False
+    restricted_playable = False
+    held = obs[hand_at:hand_at + k]  # views indexed from 0: no negative-index fix-up per read
+    m_play = mask[play:play + k]
+    m_uno = mask[play_uno:play_uno + k]
+    for kind in range(k):  # most kinds are neither held nor playable: two tests each
+        h = 0
+        if held[kind] != 0:
+            h = int(held[kind])
+            hand_size += h
+            if h > 0:
+                if _is_wild(spec, kind):
+                    wilds_held += h
+                else:
+                    by_colour[spec[kind, COL_COLOUR]] += h
+                    by_symbol[spec[kind, COL_SYMBOL]] += h
+        if m_play[kind] != 0 or m_uno[kind] != 0:
+            plays[n_plays] = kind
+            n_plays += 1
+            hand[kind] = h
+            uno_ok[kind] = m_uno[kind] != 0
+            if not _is_wild(spec, kind):
+                coloured_playable = True
+            elif _restricted(spec, kind):
+                restricted_playable = True
+    if n_plays == 0:  # nothing to play: draw / reroll / keep / pass / accept, whichever is offered
         for a in (draw, reroll, keep, _start(E.A_PASS_K, E.A_PASS_B, k), _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)):
             if mask[a] != 0:
                 return a
-        return first
-    hand_at = offs[O.B_HAND]
+        return U.first_legal(mask, 0)
+    if hand_size == 1:  # the last card goes out: the first play offered, scored as +inf by the Python agent
+        return plays[0] + (play_uno if uno_ok[plays[0]] else 0)
+    total = _unseen_sums(obs, spec, offs, unseen, tab)
     sizes_at = offs[O.B_HAND_SIZES]
-    hand = iw[I_HAND:I_HAND + k]
-    hand_size = 0
-    for kind in range(k):
-        hand[kind] = int(obs[hand_at + kind])
-        hand_size += hand[kind]
-    cur_colour = _argmax(obs, offs[O.B_COLOUR], offs[O.B_COLOUR] + 4)
-    top = _argmax(obs, offs[O.B_TOP], offs[O.B_TOP] + k)
     rel_next = 1 % n if direction > 0 else n - 1
     rel_after = (2 * direction) % n if n > 2 else 0
     rel_prev = (-direction) % n
@@ -436,41 +494,19 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     next_close = n > 1 and obs[sizes_at + rel_next] <= close
     after_close = n > 2 and obs[sizes_at + rel_after] <= close
     prev_close = n > 2 and obs[sizes_at + rel_prev] <= close
-    coloured_playable = False
-    for kind in range(k):
-        if playable[kind] and not _is_wild(spec, kind):
-            coloured_playable = True
-    # ask the rules whether a Wild Draw Four / Wild Draw 2 would be legal (what RulesQuery does)
-    for kind in range(k):
-        scratch[E.O_HAND + kind] = hand[kind]
-    scratch[E.S_TOP] = top
-    scratch[E.S_COLOUR] = cur_colour
-    wd_legal = wilds.restricted_wild_legal(scratch, cfg, spec, 0)
+    # ask the rules whether a Wild Draw Four / Wild Draw 2 would be legal (what RulesQuery does); only the score
+    # of such a card reads the answer
+    wd_legal = False
+    if restricted_playable:
+        for kind in range(k):
+            scratch[E.O_HAND + kind] = int(held[kind])
+        scratch[E.S_TOP] = _argmax(obs, offs[O.B_TOP], offs[O.B_TOP] + k)
+        scratch[E.S_COLOUR] = _argmax(obs, offs[O.B_COLOUR], offs[O.B_COLOUR] + 4)
+        wd_legal = wilds.restricted_wild_legal(scratch, cfg, spec, 0)
     seven_zero = cfg[E.C_SEVEN_ZERO] == 1
-    # the hand by colour, by symbol and its wilds, once per decision: each play's score reads what is left after
-    # it from these (one kind per colour and symbol) instead of walking the hand again
-    by_colour = iw[I_BY_COLOUR:I_BY_COLOUR + 4]
-    by_colour[:] = 0
-    by_symbol = iw[I_BY_SYMBOL:I_BY_SYMBOL + NSYM]
-    by_symbol[:] = 0
-    wilds_held = 0
-    for kind in range(k):
-        if hand[kind] <= 0:
-            continue
-        if _is_wild(spec, kind):
-            wilds_held += hand[kind]
-        else:
-            by_colour[spec[kind, COL_COLOUR]] += hand[kind]
-            by_symbol[spec[kind, COL_SYMBOL]] += hand[kind]
-    best_kind, best_s = -1, -np.inf
-    for kind in range(k):
-        if not playable[kind]:
-            continue
-        if best_kind < 0:
-            best_kind = kind
-        if hand_size == 1:
-            best_kind, best_s = kind, np.inf
-            break
+    best_kind, best_s = plays[0], -np.inf
+    for i in range(n_plays):
+        kind = plays[i]
         s = _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
                         wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen,
                         tab, total, sizes_at, seven_zero)
@@ -485,7 +521,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, total, ph
     return best_kind + (play_uno if uno_ok[best_kind] else 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
                 wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total,
                 sizes_at, seven_zero):

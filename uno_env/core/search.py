@@ -55,7 +55,7 @@ from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit, njit_refcounted
 from .actions import *  # noqa: F403 - generated action section starts A_*
-from .baselines import heuristic_action
+from .baselines import heuristic_action, heuristic_choice
 from .cards import COL_COLOUR, COL_POINTS
 from .determinize import SAMPLE_OK, determinize
 from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
@@ -185,10 +185,16 @@ def _heuristic_view(st, cfg, spec, offs, seat, obs):
     h_at = offs[OB_HAND]
     d_at = offs[OB_DISCARDED]
     t_at = offs[OB_TOP]
+    # through views indexed from 0, so that no read or write pays numba's negative-index fix-up
+    held = st[hand:hand + k]
+    gone = st[O_DISC_COUNT:O_DISC_COUNT + k]
+    o_held = obs[h_at:h_at + k]
+    o_gone = obs[d_at:d_at + k]
+    o_top = obs[t_at:t_at + k]
     for kind in range(k):
-        obs[h_at + kind] = st[hand + kind]
-        obs[d_at + kind] = st[O_DISC_COUNT + kind]
-        obs[t_at + kind] = 0.0
+        o_held[kind] = held[kind]
+        o_gone[kind] = gone[kind]
+        o_top[kind] = 0.0
     obs[t_at + st[S_TOP]] = 1.0
     c_at = offs[OB_COLOUR]
     for c in range(4):
@@ -220,12 +226,24 @@ def _rollout_choice(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, h
     if policy == POLICY_RANDOM:
         return U.random_legal(mask, na, rng)
     if legal == 1:
+        # the one legal action, whatever order it is looked for in: a forced draw, then keep, are tested before
+        # the scan (which crossed every play action to reach them)
+        k = cfg[C_K]
+        draw = A_DRAW_K * k + A_DRAW_B
+        if mask[draw] != 0:
+            return draw
+        keep = A_KEEP_K * k + A_KEEP_B
+        if mask[keep] != 0:
+            return keep
         for a in range(na):
             if mask[a] != 0:
                 return a
     if policy == POLICY_HEURISTIC and cfg[C_GAME] != GAME_DICE:
         _heuristic_view(st, cfg, spec, offs, st[S_CUR], obs)
-        return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
+        if legal < 1:  # no legal action: the checked entry point's answer, as before (the rollout then stops)
+            return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
+        # two or more legal actions (counted by the caller's legal mask): the heuristic without its own count
+        return heuristic_choice(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
     return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
 
 

@@ -18,8 +18,7 @@ from .layout import MAX_KINDS
 track_dependencies(__file__, rule_sources())
 
 NSYM = 20  # symbols are 0..17 (cards.py)
-T_SAME = 5 + NSYM  # start of the (colour, symbol) -> kind table inside the card heuristic's ``tab``
-TAB_LEN = T_SAME + 4 * NSYM
+TAB_LEN = 5 + NSYM  # the card heuristic's ``tab``: unseen cards per colour, unseen wilds, per symbol
 
 # float64 ``fw``: the card heuristic's unseen counts, match tables and colour sums; the dice heuristic's hand,
 # hand after a play and the terms of a sum
@@ -32,11 +31,12 @@ F_DICE_HAND = F_GUILT + 4
 F_DICE_REST = F_DICE_HAND + MAX_KINDS
 F_DICE_SUM = F_DICE_REST + MAX_KINDS
 F_LEN = F_DICE_SUM + 4 * MAX_KINDS
-# int64 ``iw``: the card heuristic's hand, and its coloured cards per colour and per symbol
+# int64 ``iw``: the card heuristic's hand, its coloured cards per colour and per symbol, the kinds it may play
 I_HAND = 0
 I_BY_COLOUR = I_HAND + MAX_KINDS
 I_BY_SYMBOL = I_BY_COLOUR + 4
-I_LEN = I_BY_SYMBOL + NSYM
+I_PLAYS = I_BY_SYMBOL + NSYM
+I_LEN = I_PLAYS + MAX_KINDS
 # int8 ``bw``: which kinds are playable (with the UNO call), then UNO Dice's per-kind mask (the action count long)
 B_PLAYABLE = 0
 B_UNO_OK = B_PLAYABLE + MAX_KINDS
