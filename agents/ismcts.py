@@ -49,8 +49,15 @@ stays at 100.
 
 One searcher among three heuristics (so that no second searcher takes a share of its gains; an even share is 25%)
 separates the two games: pocket 27.2% [26.3, 28.1] (10,000 games, seeds 0-4), classic 24.9% [24.0, 25.9] (8,000,
-seeds 0-3; ``benchmarks/results/arena/ismcts_1v3/``). In 4-player classic the search finds nothing the heuristic
-misses, at any table.
+seeds 0-3; ``benchmarks/results/arena/ismcts_1v3/``); with ``sims=300`` on the same classic deals 25.6% [24.7, 26.6].
+In 4-player classic the search finds little the heuristic misses, at any table.
+
+Spending more samples only on close calls (a pilot, not merged: when the first 100 samples leave a challenger
+between 1 and ``z`` standard errors above the heuristic's choice, sample on to N and test once more there) scored
+no better under ``search_oracle.py`` than ``sims=300`` at the same CPU time (0.34, 0.19 and 0.44 for N = 300, 600,
+1,000 against 0.38; ``ismcts_pilots/oracle_classic_4p_extend.txt``). Those scores rest on about
+ten departures in 40 games and move by a factor of two between neighbouring settings: the oracle ranks only large
+differences.
 
 Inference from draws was tried and gave nothing: a branch recorded, per seat, what it drew on (top card, colour,
 hand size) and dealt samples in which a seat that drew held nothing playable then (``draws=model``: the heuristic
