@@ -5,13 +5,13 @@ information (``uno_env.core.determinize``); see those modules for the algorithms
 keeps and redraws.  Two searches (``mode``):
 
 * ``flat`` (the default in classic and pocket): one-step rollout policy improvement with common random numbers. On
-  each of up to 100 samples every legal action is played and the round finished by the rollout policy
-  (``heuristic``: the ``heuristic`` agent itself, playing every seat from its own observation of the sample), all
-  actions with the same sample and random stream; the agent plays the rollout policy's own choice unless another
-  action beats it by a paired z-test (``z``) over the shared samples; after every 10 samples (from 20 on) it stops
-  sampling an action whose paired gain is below 0 by ``prune`` standard errors or that matched that choice on every
-  sample, and stops altogether when only that choice is left.  The other seats are modelled as the ``heuristic``
-  agent, so against that agent it is partly tuned to its opponent.
+  each of up to 100 samples (300 in classic at 4 or more players) every legal action is played and the round
+  finished by the rollout policy (``heuristic``: the ``heuristic`` agent itself, playing every seat from its own
+  observation of the sample), all actions with the same sample and random stream; the agent plays the rollout
+  policy's own choice unless another action beats it by a paired z-test (``z``) over the shared samples; after
+  every 10 samples (from 20 on) it stops sampling an action whose paired gain is below 0 by ``prune`` standard
+  errors or that matched that choice on every sample, and stops altogether when only that choice is left.  The
+  other seats are modelled as the ``heuristic`` agent, so against that agent it is partly tuned to its opponent.
 * ``tree`` (the default in UNO Dice): single-observer ISMCTS (one tree of action sequences shared by every
   sample, UCB1 with availability counts at every seat's nodes, the round finished by the rollout policy);
   ``opp=model`` plays the other seats in the tree by the rollout policy instead, ``bias`` adds a progressive
@@ -29,7 +29,7 @@ heuristic's choice on evidence. In UNO Dice, where every hand is public and only
 with greedy rollouts won 64.0% [58.4, 69.2] against flat's 51.3% [45.7, 56.9] (2 players; 4 players 55.0% [48.1,
 61.7] against 54.5% [47.6, 61.3] in 200 games).
 
-At 4 players the flat search is level with the heuristic in classic (2,000 games: 50.1% [48.0, 52.3]) and narrowly ahead
+At 4 players 100 samples are level with the heuristic in classic (2,000 games: 50.1% [48.0, 52.3]) and narrowly ahead
 in pocket (50.9% [48.7, 53.1] over 2,000 games, 52.5% [51.5, 53.4] over 10,000): a seat's own win among four is a rare,
 noisy outcome of a long rollout, so 100 samples seldom show a better action. ``benchmarks/search_oracle.py`` scores a
 variant's decisions on the states of 40 heuristic games against a 2,000-sample estimate of every action's gain (4
@@ -45,9 +45,11 @@ from the other searching seat.
 
 Three times the samples (``ismcts:sims=300``: the oracle's 0.38 against 0.10; about three times the time a decision)
 won 51.3% [49.1, 53.5] in 4-player classic and 51.1% [48.9, 53.3] in pocket (2,000 games each, seed 0), a point above
-the default; in classic over 8,000 games (seeds 0-3) 51.9% [50.8, 53.0], above 50%
-(``benchmarks/results/arena/ismcts_2v2_sims300/``), but one such seat among three heuristics 25.6% [24.7, 26.6] (below),
-not clear of 25%. The default budget stays at 100 until both tables agree.
+100 samples; in classic over 8,000 games (seeds 0-3) 51.9% [50.8, 53.0], above 50%
+(``benchmarks/results/arena/ismcts_2v2_sims300/``), and one such seat among three heuristics 25.6% [24.7, 26.6]
+(below), 0.7 points above 100 samples on the same deals but not clear of 25%. So in classic at 4 or more players,
+where a seat's own win is the rarest and its gains the most diluted, the default is 300 samples
+(:data:`DEFAULT_SIMS_CLASSIC_MANY`, :func:`default_sims`): stronger at both tables, about 25 ms a decision.
 
 One searcher among three heuristics (so that no second searcher takes a share of its gains; an even share is 25%)
 separates the two games: pocket 27.2% [26.3, 28.1] (10,000 games, seeds 0-4), classic 24.9% [24.0, 25.9] (8,000,
@@ -95,12 +97,15 @@ from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
 
 from .base import BaseAgent, NoLegalActionError
 
-__all__ = ["ISMCTSAgent", "DEFAULT_SIMS", "DEFAULT_ROLLOUT", "DEFAULT_C", "DEFAULT_HORIZON", "DEFAULT_Z",
+__all__ = ["ISMCTSAgent", "DEFAULT_SIMS", "DEFAULT_SIMS_CLASSIC_MANY", "default_sims",
+           "DEFAULT_ROLLOUT", "DEFAULT_C", "DEFAULT_HORIZON", "DEFAULT_Z",
            "ISMCTS_ARGUMENTS", "MODES", "OPPONENT_MODELS", "default_mode"]
 
 #: the default budget per search mode (samples for ``flat``, simulations for ``tree``) and the default rollout
 #: policy (chosen by pilots against the heuristic: see the README's arena table)
 DEFAULT_SIMS = {"flat": 100, "tree": 200}
+#: flat samples in classic at 4 or more players: 100 were level with the heuristic there (see above)
+DEFAULT_SIMS_CLASSIC_MANY = 300
 DEFAULT_ROLLOUT = "heuristic"
 #: UCB1 exploration constant (wins are 0/1 per simulation)
 DEFAULT_C = 0.7
@@ -114,6 +119,13 @@ MODES = ("flat", "tree")
 def default_mode(game: Any) -> str:
     """The default search of a game: ``tree`` in UNO Dice, ``flat`` in the card games."""
     return "tree" if game.cfg[E.C_GAME] == E.GAME_DICE else "flat"
+
+
+def default_sims(game: Any, mode: str) -> int:
+    """The default budget of a search ``mode`` in ``game`` (a :class:`~uno_env.core.game.Game`)."""
+    if mode == "flat" and game.cfg[E.C_GAME] == E.GAME_CLASSIC and game.num_players >= 4:
+        return DEFAULT_SIMS_CLASSIC_MANY
+    return DEFAULT_SIMS[mode]
 
 
 #: the other seats' moves in the tree: ``search`` (their own UCB) or ``model`` (the rollout policy's)
@@ -137,7 +149,8 @@ _TIME_NODES = 50_000
 #: the arguments ``ismcts:sims=400,rollout=greedy`` may set, with what each accepts
 ISMCTS_ARGUMENTS: dict[str, str] = {
     "sims": f"samples (flat) or simulations (tree) per decision, an integer 1..{MAX_SIMS} (default "
-            f"{DEFAULT_SIMS['flat']} flat, {DEFAULT_SIMS['tree']} tree)",
+            f"{DEFAULT_SIMS['flat']} flat ({DEFAULT_SIMS_CLASSIC_MANY} in classic at 4 or more players), "
+            f"{DEFAULT_SIMS['tree']} tree)",
     "ms": f"milliseconds per decision instead of a number of simulations, 0 < ms <= {MAX_MS:g} (not reproducible)",
     "rollout": f"rollout policy: one of {', '.join(S.ROLLOUTS)} (default {DEFAULT_ROLLOUT})",
     "c": f"UCB1 exploration constant, 0 <= c <= 100 (default {DEFAULT_C})",
@@ -191,8 +204,8 @@ class ISMCTSAgent(BaseAgent):
             if value not in allowed:
                 raise ValueError(f"ismcts: {name} must be one of {', '.join(allowed)}; got {value!r}")
         self.mode = mode
-        self.sims = None if self.ms is not None else _number("sims", DEFAULT_SIMS[mode] if sims is None else sims,
-                                                             int, 1, MAX_SIMS)
+        budget = default_sims(self.game, mode) if sims is None else sims
+        self.sims = None if self.ms is not None else _number("sims", budget, int, 1, MAX_SIMS)
         self.opp = opp
         self.bias = _number("bias", bias, float, 0.0, 100.0)
         self.z = _number("z", z, float, 0.0, 10.0)

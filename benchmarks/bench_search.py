@@ -6,8 +6,8 @@ For each game at 2 and 4 players this prints:
   (``random``, ``greedy``, ``heuristic``; legal mask + policy + step per decision, no observations);
 * inside the search: simulated decisions/s (every decision a simulation takes in the tree and in its rollout,
   determinization included) and simulations/s (flat search: samples/s, each sample one rollout per legal root
-  action), at the agent's default search, budget and rollout (``flat``, up to 100 samples, in the card games;
-  ``tree``, 200 simulations, in UNO Dice; ``heuristic`` rollouts);
+  action), at the agent's default search, budget and rollout (``flat``, up to 100 samples, 300 in classic at 4
+  players, in the card games; ``tree``, 200 simulations, in UNO Dice; ``heuristic`` rollouts);
 * the time per decision at the default budget (mean and 95th percentile over the decisions of ``--games`` games
   that the ``ismcts`` agent plays against ``heuristic``; decisions with one legal action take no search and are
   left out).
@@ -31,9 +31,11 @@ from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.ismcts import (
     DEFAULT_ROLLOUT,
     DEFAULT_SIMS,
+    DEFAULT_SIMS_CLASSIC_MANY,
     DEFAULT_Z,
     ISMCTSAgent,
     default_mode,
+    default_sims,
 )
 from uno_env.config import make_rules
 from uno_env.core import engine as E
@@ -113,12 +115,13 @@ def main() -> None:
     ap.add_argument("--json", default=None, help="also write the results as JSON here")
     args = ap.parse_args()
     load = os.getloadavg()
-    print(f"ismcts defaults: flat search with {DEFAULT_SIMS['flat']} samples (z={DEFAULT_Z:g}) in the card games, tree "
+    print(f"ismcts defaults: flat search with {DEFAULT_SIMS['flat']} samples (z={DEFAULT_Z:g}; "
+          f"{DEFAULT_SIMS_CLASSIC_MANY} in classic at 4 players) in the card games, tree "
           f"search with {DEFAULT_SIMS['tree']} simulations in dice, rollout {DEFAULT_ROLLOUT}; "
           f"speeds per CPU second of one core; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} CPUs")
     head = (f"{'game':<8}{'n':>3}{'search':>7}  {'plain random':>13}{'plain greedy':>13}{'plain heur.':>13}  "
-            f"{'search dec/s':>13}{'sims/s':>9}{'dec/sim':>8}  {'ms/decision':>11}{'p95':>7}{'wall':>7}")
+            f"{'budget':>7}{'search dec/s':>13}{'sims/s':>9}{'dec/sim':>8}  {'ms/decision':>11}{'p95':>7}{'wall':>7}")
     print(head)
     print("-" * len(head))
     rows = []
@@ -128,18 +131,21 @@ def main() -> None:
             plain = {p: plain_speed(g, i, args.steps) for i, p in enumerate(S.ROLLOUTS)}
             s = search_speed(g, args.games)
             mode = default_mode(g)
-            rows.append({"game": name, "num_players": n, "mode": mode, "sims": DEFAULT_SIMS[mode],
+            sims = default_sims(g, mode)
+            rows.append({"game": name, "num_players": n, "mode": mode, "sims": sims,
                          "plain_decisions_per_cpu_s": plain, **s})
             print(f"{name:<8}{n:>3}{mode:>7}  "
                   f"{plain['random']:>13,.0f}{plain['greedy']:>13,.0f}{plain['heuristic']:>13,.0f}  "
-                  f"{s['sim_decisions_per_cpu_s']:>13,.0f}{s['sims_per_cpu_s']:>9,.0f}{s['decisions_per_sim']:>8.1f}  "
+                  f"{sims:>7}{s['sim_decisions_per_cpu_s']:>13,.0f}{s['sims_per_cpu_s']:>9,.0f}"
+                  f"{s['decisions_per_sim']:>8.1f}  "
                   f"{s['ms_per_decision_cpu']:>11.1f}{s['ms_per_decision_cpu_p95']:>7.1f}"
                   f"{s['ms_per_decision_wall']:>7.1f}", flush=True)
     load_after = os.getloadavg()
     print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"default_sims": DEFAULT_SIMS, "default_rollout": DEFAULT_ROLLOUT, "default_z": DEFAULT_Z,
+            json.dump({"default_sims": DEFAULT_SIMS, "default_sims_classic_many": DEFAULT_SIMS_CLASSIC_MANY,
+                       "default_rollout": DEFAULT_ROLLOUT, "default_z": DEFAULT_Z,
                        "load_before": load,
                        "load_after": load_after, "rows": rows}, fh, indent=2)
             fh.write("\n")

@@ -271,6 +271,25 @@ def test_budget_is_respected():
     assert info["seconds"] < 0.030 + 0.25, info["seconds"]  # one batch of 16 simulations past the deadline at most
 
 
+def test_default_budget_depends_on_the_game_and_the_players():
+    # classic at 4 or more players searches three times the samples: 100 were level with the heuristic there
+    for name, n, mode, sims in [("classic", 2, "flat", 100), ("classic", 3, "flat", 100), ("classic", 4, "flat", 300),
+                                ("classic", 7, "flat", 300), ("pocket", 4, "flat", 100), ("dice", 4, "tree", 200)]:
+        ag = ISMCTSAgent(_game(name, n), seed=0)
+        assert (ag.mode, ag.sims) == (mode, sims), (name, n)
+    g = _game("classic", 4)
+    assert ISMCTSAgent(g, seed=0, mode="tree").sims == 200
+    assert ISMCTSAgent(g, seed=0, sims=40).sims == 40
+    assert ISMCTSAgent(g, seed=0, ms=5).sims is None
+    st, _ = _new(g, 4)
+    mask = np.zeros(g.num_actions, np.int8)
+    E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
+    assert mask.sum() >= 2  # a real decision, so the search runs
+    unpruned = ISMCTSAgent(g, seed=0, prune=0)
+    unpruned.act_from_state(st)
+    assert unpruned.last_search["simulations"] == 300
+
+
 def test_one_legal_action_is_taken_without_searching():
     g = _game("classic", 2)
     st, _ = _new(g, 2)
