@@ -71,6 +71,24 @@ def play(game: str, agents: list[str], games: int, seed: int, workers: int, repl
     return data
 
 
+def _spread(wins_a: int, wins_b: int) -> list[int]:
+    """A pair's results in rating order (0: a won, 1: b won; truncated games rate nobody): the rarer result at the
+    middle of equal stretches of the more common one.
+
+    The rating is updated game by game and its early games, rated while the uncertainty is large, move it most: a
+    fixed shuffle that happened to put the weaker side's rare win first cost the stronger agent two rating places
+    (``ismcts``'s first game against ``random`` was one of random's 12 wins in 1,000), and which of the two was
+    listed first decided it.  Spread this way, the order is the same whichever side is ``a``.
+    """
+    n = wins_a + wins_b
+    rare, common = (0, 1) if wins_a <= wins_b else (1, 0)
+    k = min(wins_a, wins_b)
+    out = [common] * n
+    for j in range(k):
+        out[(2 * j + 1) * n // (2 * k)] = rare
+    return out
+
+
 def ratings(data: dict) -> dict[str, tuple[float, float]]:
     """OpenSkill (Plackett-Luce) mu and sigma per agent from the pairs' results, game by game, interleaved."""
     from openskill.models import PlackettLuce
@@ -78,12 +96,8 @@ def ratings(data: dict) -> dict[str, tuple[float, float]]:
     model = PlackettLuce()
     names = sorted({p["a"] for p in data["pairs"]} | {p["b"] for p in data["pairs"]})
     r = {n: model.rating(name=n) for n in names}
-    # each pair's games as a sequence of results (a's wins, then b's, spread evenly), pairs interleaved
-    seqs = []
-    for p in data["pairs"]:
-        results = [0] * p["wins_a"] + [1] * p["wins_b"]  # 0: a won, 1: b won (truncated games rate nobody)
-        results = [results[(i * 7919) % len(results)] for i in range(len(results))] if results else []
-        seqs.append((p["a"], p["b"], results))
+    # each pair's games as a sequence of results, pairs interleaved
+    seqs = [(p["a"], p["b"], _spread(p["wins_a"], p["wins_b"])) for p in data["pairs"]]
     for i in range(max((len(s[2]) for s in seqs), default=0)):
         for a, b, res in seqs:
             if i < len(res):

@@ -37,6 +37,22 @@ def test_ratings_follow_the_results():
     assert _ladder().ratings(data) == r  # the same JSON always gives the same ratings
 
 
+def test_ratings_do_not_depend_on_which_side_of_a_pair_an_agent_is_listed():
+    # the saved classic ladder's shape: "best" wins every pair, "random" takes 12 games of 1,000 from it
+    pytest.importorskip("openskill")
+    pairs = [("good", "fair", 532, 468), ("good", "random", 986, 14), ("fair", "random", 979, 21),
+             ("random", "best", 12, 988), ("good", "best", 490, 510), ("fair", "best", 461, 539)]
+    data = {"game": "classic", "num_players": 2, "pairs": [
+        {"a": a, "b": b, "games": 1000, "wins_a": wa, "wins_b": wb, "truncated": 0} for a, b, wa, wb in pairs]}
+    r = _ladder().ratings(data)
+    assert max(r, key=lambda n: r[n][0] - 3 * r[n][1]) == "best"
+    swapped = {"game": "classic", "num_players": 2, "pairs": [
+        {"a": b, "b": a, "games": 1000, "wins_a": wb, "wins_b": wa, "truncated": 0} for a, b, wa, wb in pairs]}
+    again = _ladder().ratings(swapped)
+    for name, (mu, sigma) in r.items():
+        assert again[name] == (pytest.approx(mu), pytest.approx(sigma))
+
+
 def test_a_table_names_the_pairs_played_with_more_games():
     pytest.importorskip("openskill")
     data = {"game": "classic", "num_players": 2, "pairs": [
