@@ -127,23 +127,32 @@ def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
     best = NEG
     pick = -1
     ties = 0
-    for a in range(na):
-        if mask[a] == 0:
+    # UNO Dice marks no card play (a die is played by its own action, past the table's end: ``plays_by_die``
+    # clears the 2k card plays), so the scan skips them; and it skips eight actions at a time where a word of the
+    # mask is zero: a step has a handful of legal actions among the 181, and the byte-by-byte scan was most of
+    # this function's time
+    a = 2 * k if cfg[C_GAME] == GAME_DICE else 0
+    words = mask[:na - na % 8].view(np.uint64)
+    while a < na:
+        if a & 7 == 0 and (a >> 3) < words.shape[0] and words[a >> 3] == 0:
+            a += 8
             continue
-        if a < 2 * k:  # a play, with (a >= k) or without the UNO call
-            s = 1000.0 + spec[a if a < k else a - k, COL_POINTS]
-            if a >= k:
-                s += 0.5
-        else:
-            s = _other_score(st, cfg, spec, seat, a, k, colours)
-        if s > best:
-            best = s
-            pick = a
-            ties = 1
-        elif s == best:
-            ties += 1
-            if U.below(rng, ties) == 0:
+        if mask[a] != 0:
+            if a < 2 * k:  # a play, with (a >= k) or without the UNO call
+                s = 1000.0 + spec[a if a < k else a - k, COL_POINTS]
+                if a >= k:
+                    s += 0.5
+            else:
+                s = _other_score(st, cfg, spec, seat, a, k, colours)
+            if s > best:
+                best = s
                 pick = a
+                ties = 1
+            elif s == best:
+                ties += 1
+                if U.below(rng, ties) == 0:
+                    pick = a
+        a += 1
     return pick
 
 
