@@ -481,7 +481,14 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, kt, phase
     held = obs[hand_at:hand_at + k]  # views indexed from 0: no negative-index fix-up per read
     m_play = mask[play:play + k]
     m_uno = mask[play_uno:play_uno + k]
-    for kind in range(k):  # most kinds are neither held nor playable: two tests each
+    # the kinds held or playable, as a set (``common.kinds_held``: a loop without a branch, then the few kinds in
+    # the set only, in kind order)
+    listed = 0
+    for kind in range(k):
+        listed |= np.int64((held[kind] != 0) | (m_play[kind] != 0) | (m_uno[kind] != 0)) << kind
+    while listed != 0:
+        kind = U.lowest_kind(listed)
+        listed &= listed - 1
         h = 0
         if held[kind] != 0:
             h = int(held[kind])
