@@ -5,7 +5,8 @@ The players (``baselines``, ``dice_baselines``) used to allocate these small arr
 Allocating needs numba's reference counting, and with it every array passed to every helper pays an atomic
 increment and decrement of its counter (``_jit.py``); the search plays the heuristic on each of its millions of
 rollout steps.  Given their work arrays, the players compile without reference counting.  The tables are written
-before they are read on every decision, so nothing carries over from one decision to the next.
+before they are read on every decision, so nothing carries over from one decision to the next, except the card
+heuristic's tables of the game's kinds (``KT_*``), filled at the first decision of a set of work arrays.
 """
 from __future__ import annotations
 
