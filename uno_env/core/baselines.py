@@ -50,7 +50,13 @@ from .workspace import (
     I_BY_COLOUR,
     I_BY_SYMBOL,
     I_HAND,
+    I_KINDS,
     I_PLAYS,
+    KT_AT,
+    KT_COLOUR,
+    KT_COUNT,
+    KT_LEN,
+    KT_READY,
     NSYM,
     TAB_LEN,
     baseline_scratch,
@@ -203,63 +209,79 @@ def _restricted(spec, kind):
 
 
 @njit(cache=True, inline="always")
-def _unseen_sums(obs, spec, offs, unseen, tab):
+def _kind_tables(spec, iw):
+    """The tables of the game's kinds in ``iw`` (``workspace.KT_*``), filled at the first decision of the work
+    arrays (they serve one game)."""
+    kt = iw[I_KINDS:I_KINDS + KT_LEN]
+    if kt[KT_READY] == 0:
+        for i in range(4 * NSYM):
+            kt[KT_AT + i] = -1
+        for kind in range(spec.shape[0]):
+            c = spec[kind, COL_COLOUR]
+            kt[KT_COUNT + kind] = spec[kind, COL_COUNT]
+            kt[KT_COLOUR + kind] = c
+            if c != NO_COLOUR:
+                at = KT_AT + c * NSYM + spec[kind, COL_SYMBOL]
+                if kt[at] < 0:
+                    kt[at] = kind
+        kt[KT_READY] = 1
+    return kt
+
+
+@njit(cache=True, inline="always")
+def _unseen_sums(obs, spec, offs, unseen, tab, kt):
     """Copies of each kind the seat cannot see (deck - own hand - discard pile, card games) into ``unseen``, and
-    the sums the match model reads into ``tab``: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds,
-    ``tab[5 + symbol]`` unseen coloured cards per symbol; returns the unseen total.  One pass over the kinds, done
-    only by the decisions that read it (the counts are whole numbers, so every sum is exact in any order)."""
+    the sums the match model reads into ``tab``: ``tab[0:4]`` unseen cards per colour, ``tab[4]`` unseen wilds;
+    returns the unseen total.  One pass over the kinds, done only by the decisions that read it.  The counts are
+    whole numbers, so they are summed as integers: every sum is exact, as it was in floating point in any order,
+    and the loop compiles to vector code (reading the kinds' copies and colours from ``kt``, contiguous; a float
+    sum would not vectorize, as its order would change).  It was a seventh of a heuristic rollout's time with the
+    per-symbol sums, which :func:`_match_prob` now adds up for the one symbol it asks about."""
     k = spec.shape[0]
-    for i in range(5, TAB_LEN):
-        tab[i] = 0.0
     held = obs[offs[O.B_HAND]:offs[O.B_HAND] + k]  # views indexed from 0: no negative-index fix-up per read
     gone = obs[offs[O.B_DISCARDED]:offs[O.B_DISCARDED] + k]
-    total = 0.0
-    # the sums per colour (wilds: 4) stay in registers: added up in ``tab``, each add waited for the last store
-    c0 = c1 = c2 = c3 = c4 = 0.0
+    count = kt[KT_COUNT:KT_COUNT + k]
+    colour = kt[KT_COLOUR:KT_COLOUR + k]
+    total = 0
+    c0 = c1 = c2 = c3 = c4 = 0
     for kind in range(k):
-        v = float(spec[kind, COL_COUNT]) - float(held[kind]) - float(gone[kind])
-        v = v if v > 0.0 else 0.0
+        v = count[kind] - int(held[kind]) - int(gone[kind])
+        v = v if v > 0 else 0
         unseen[kind] = v
         total += v
-        c = spec[kind, COL_COLOUR]
-        c0 += v if c == 0 else 0.0
-        c1 += v if c == 1 else 0.0
-        c2 += v if c == 2 else 0.0
-        c3 += v if c == 3 else 0.0
-        c4 += v if c == NO_COLOUR else 0.0
-        if c != NO_COLOUR:
-            tab[5 + spec[kind, COL_SYMBOL]] += v
+        c = colour[kind]
+        c0 += v if c == 0 else 0
+        c1 += v if c == 1 else 0
+        c2 += v if c == 2 else 0
+        c3 += v if c == 3 else 0
+        c4 += v if c == NO_COLOUR else 0
     tab[0] = c0
     tab[1] = c1
     tab[2] = c2
     tab[3] = c3
     tab[4] = c4
-    return total
+    return float(total)
 
 
 @njit(cache=True, inline="always")
-def _same_kind(spec, kind, colour):
-    """The kind of ``colour`` with ``kind``'s symbol (``kind`` itself if there is none).  There is one kind per
-    colour and symbol in every game, so a kind of that colour is its own answer, as it is in every call but the
-    colour choice's (the same lookup as the Python agent's table, without building a table per decision)."""
-    if spec[kind, COL_COLOUR] == colour:
-        return kind
-    sym = spec[kind, COL_SYMBOL]
-    for other in range(spec.shape[0]):
-        if spec[other, COL_COLOUR] == colour and spec[other, COL_SYMBOL] == sym:
-            return other
-    return kind
-
-
-@njit(cache=True, inline="always")
-def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour):
-    """P(the seat ``rel`` places after the viewer can follow ``kind`` with ``colour`` named), from the unseen cards."""
+def _match_prob(obs, spec, unseen, tab, total, sizes_at, rel, kind, colour, kt):
+    """P(the seat ``rel`` places after the viewer can follow ``kind`` with ``colour`` named), from the unseen cards:
+    of ``colour``, wild, or (a coloured ``kind``) of its symbol in another colour than ``colour``.  There is one
+    kind per colour and symbol in every game (``kt``'s table of them)."""
     if total <= 0:
         return 0.0
     m = tab[colour] + tab[4]
     if not _is_wild(spec, kind):
         sym = spec[kind, COL_SYMBOL]
-        m += tab[5 + sym] - unseen[_same_kind(spec, kind, colour)]
+        same = kind  # the kind of ``colour`` with this symbol (``kind`` itself if there is none)
+        by_symbol = 0.0
+        for c in range(4):
+            other = kt[KT_AT + c * NSYM + sym]
+            if other >= 0:
+                by_symbol += unseen[other]
+                if c == colour:
+                    same = other
+        m += by_symbol - unseen[same]
     f = min(max(m / total, 0.0), 1.0)
     h = int(obs[sizes_at + rel])
     if h < 0:
@@ -332,12 +354,13 @@ def heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
     # the unseen cards are counted only by the decisions that read them
     unseen = fw[F_UNSEEN:F_UNSEEN + k]
     tab = fw[F_TAB:F_TAB + TAB_LEN]
+    kt = _kind_tables(spec, iw)
     direction = 1 if obs[offs[O.B_DIRECTION]] >= 0 else -1
     rel_next = 1 % n if direction > 0 else n - 1
     sizes_at = offs[O.B_HAND_SIZES]
     hand_at = offs[O.B_HAND]
     if phase == E.PH_COLOUR:
-        total = _unseen_sums(obs, spec, offs, unseen, tab)
+        total = _unseen_sums(obs, spec, offs, unseen, tab, kt)
         counts = fw[F_COUNTS:F_COUNTS + 4]
         counts[:] = 0.0
         pts = fw[F_PTS:F_PTS + 4]
@@ -365,7 +388,7 @@ def heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
                 s = 0.0
             if facing:
                 closeness = 1.0 + (w[W_DENY_CLOSE] if obs[sizes_at + facing] <= w[W_AIM_SIZE] else 0.0)
-                s -= w[W_COLOUR_DENY] * _match_prob(obs, spec, unseen, tab, total, sizes_at, facing, top, c) \
+                s -= w[W_COLOUR_DENY] * _match_prob(obs, spec, unseen, tab, total, sizes_at, facing, top, c, kt) \
                     * closeness
             if s > best_s:
                 best, best_s = a, s
@@ -384,7 +407,7 @@ def heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
         challenge = _start(E.A_CHALLENGE_K, E.A_CHALLENGE_B, k)
         any_playable = cfg[E.C_WD_LEGAL_ANY_PLAYABLE] == 1
         if mask[challenge] != 0:
-            _unseen_sums(obs, spec, offs, unseen, tab)
+            _unseen_sums(obs, spec, offs, unseen, tab, kt)
             if _guilty_probability(obs, spec, offs, n, any_playable, unseen, w, fw) > w[W_CHALLENGE]:
                 return challenge
         accept = _start(E.A_ACCEPT_K, E.A_ACCEPT_B, k)
@@ -423,11 +446,11 @@ def heuristic_choice(obs, mask, cfg, spec, offs, w, scratch, fw, iw, bw):
                 if v < best_v:
                     best, best_v = a, v
         return best
-    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, iw, bw)
+    return _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, kt, phase, direction, iw, bw)
 
 
 @njit(cache=True, inline="always")
-def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, direction, iw, bw):
+def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, kt, phase, direction, iw, bw):
     k = spec.shape[0]
     n = cfg[E.C_NP]
     play = _start(E.A_PLAY_K, E.A_PLAY_B, k)
@@ -458,7 +481,14 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
     held = obs[hand_at:hand_at + k]  # views indexed from 0: no negative-index fix-up per read
     m_play = mask[play:play + k]
     m_uno = mask[play_uno:play_uno + k]
-    for kind in range(k):  # most kinds are neither held nor playable: two tests each
+    # the kinds held or playable, as a set (``common.kinds_held``: a loop without a branch, then the few kinds in
+    # the set only, in kind order)
+    listed = 0
+    for kind in range(k):
+        listed |= np.int64((held[kind] != 0) | (m_play[kind] != 0) | (m_uno[kind] != 0)) << kind
+    while listed != 0:
+        kind = U.lowest_kind(listed)
+        listed &= listed - 1
         h = 0
         if held[kind] != 0:
             h = int(held[kind])
@@ -485,7 +515,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
         return U.first_legal(mask, 0)
     if hand_size == 1:  # the last card goes out: the first play offered, scored as +inf by the Python agent
         return plays[0] + (play_uno if uno_ok[plays[0]] else 0)
-    total = _unseen_sums(obs, spec, offs, unseen, tab)
+    total = _unseen_sums(obs, spec, offs, unseen, tab, kt)
     sizes_at = offs[O.B_HAND_SIZES]
     rel_next = 1 % n if direction > 0 else n - 1
     rel_after = (2 * direction) % n if n > 2 else 0
@@ -509,7 +539,7 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
         kind = plays[i]
         s = _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
                         wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen,
-                        tab, total, sizes_at, seven_zero)
+                        tab, kt, total, sizes_at, seven_zero)
         if s > best_s:
             best_kind, best_s = kind, s
     if best_s < -50.0:  # the best play is a bluff: draw instead
@@ -523,8 +553,8 @@ def _play_or_draw(obs, mask, cfg, spec, offs, w, scratch, unseen, tab, phase, di
 
 @njit(cache=True, inline="always")
 def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, hand_size, coloured_playable,
-                wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, total,
-                sizes_at, seven_zero):
+                wd_legal, next_close, after_close, prev_close, rel_next, rel_after, rel_prev, close, unseen, tab, kt,
+                total, sizes_at, seven_zero):
     """The score of playing ``kind`` (higher is better); the terms are added in the Python agent's order.
     ``by_colour`` / ``by_symbol`` / ``wilds_held``: the hand's coloured cards per colour and per symbol, its wilds."""
     sym = spec[kind, COL_SYMBOL]
@@ -591,7 +621,7 @@ def _score_play(obs, spec, w, n, kind, hand, by_colour, by_symbol, wilds_held, h
         facing = rel_next
         s -= w[W_STUCK]
     if facing:
-        p = _match_prob(obs, spec, unseen, tab, total, sizes_at, facing, kind, new_colour)
+        p = _match_prob(obs, spec, unseen, tab, total, sizes_at, facing, kind, new_colour, kt)
         closeness = 1.0 + (w[W_DENY_CLOSE] if obs[sizes_at + facing] <= close else 0.0)
         s -= w[W_DENY] * p * closeness
     if seven_zero and not wild:

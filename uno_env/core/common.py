@@ -5,6 +5,8 @@ A game's randomness is one splitmix64 word per game (``rng``), so a game's strea
 from __future__ import annotations
 
 import numpy as np
+from numba.core.extending import overload
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit
@@ -116,6 +118,31 @@ def offer_play(mask, k, kind, uno_offered):
         mask[k + kind] = 1
         return 2
     return 1
+
+
+# ---------------------------------------------------------------------------------------------- sets of kinds
+assert MAX_KINDS <= 63, "a set of kinds is the bits of an int64"
+
+
+@njit(cache=True, inline="always")
+def kinds_held(counts, k):
+    """The kinds ``0..k-1`` with a positive count in ``counts`` (a hand), as the bits of an int64.  The loop has
+    no branch and compiles to vector code; walking the set (:func:`lowest_kind`) then visits the held kinds only.
+    A loop over all kinds that tests each (most are not held) mispredicted about one branch per held kind."""
+    bits = 0
+    for kind in range(k):
+        bits |= np.int64(counts[kind] > 0) << kind
+    return bits
+
+
+def lowest_kind(bits):
+    """The lowest kind in the non-empty set ``bits`` (compiled: one instruction)."""
+    return (int(bits) & -int(bits)).bit_length() - 1
+
+
+@overload(lowest_kind, jit_options={"cache": True})
+def _lowest_kind(bits):
+    return lambda bits: trailing_zeros(bits)
 
 
 # ---------------------------------------------------------------------------------------------- seats

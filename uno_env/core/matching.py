@@ -44,9 +44,12 @@ def turn_legal(st, cfg, spec, mask, uno_offered):
     k = cfg[C_K]
     seat = st[S_CUR]
     hand = O_HAND + seat * MAX_KINDS
+    held = U.kinds_held(st[hand:hand + k], k)
     count = 0
-    for kind in range(k):
-        if st[hand + kind] > 0 and playable(st, cfg, spec, seat, kind):
+    while held != 0:  # the held kinds, in kind order
+        kind = U.lowest_kind(held)
+        held &= held - 1
+        if playable(st, cfg, spec, seat, kind):
             count += U.offer_play(mask, k, kind, uno_offered)
     return count
 
