@@ -67,8 +67,10 @@ def plain_speed(g: Game, policy: int, steps: int) -> float:
 
 def warm_up(g: Game) -> None:
     """One search of a throwaway agent, so that loading (or compiling) the search's code is not timed: the first
-    search of a process counted it, in the first row of each search mode (classic and dice at 2 players; classic
-    2p read 1.04M simulated decisions per CPU-second, then 1.83M when the same row ran again in the process)."""
+    search of a process counted it (50-100 ms of CPU), in the first row of each search mode (classic and dice at 2
+    players; classic 2p read 1.04M simulated decisions per CPU-second, then 1.83M when the same row ran again in
+    the process; dice 2p's two games hold only about a dozen searches of 2-3 ms). The timed agent is a new one, so
+    its choices are those it made before."""
     agent = ISMCTSAgent(g, seed=0, sims=2)
     states, rngs = g.new_states(1)
     st, rng = states[0], rngs[0]
@@ -91,13 +93,6 @@ def search_speed(g: Game, games: int) -> dict[str, float]:
     mask = np.zeros(g.num_actions, np.int8)
     rew = np.zeros(MAX_PLAYERS, np.float32)
     obs = np.zeros(g.obs_dim, np.float32)
-    # the first search of a process loads its compiled code from numba's cache (50-100 ms of CPU), as long as a
-    # dozen searches at 2 players: a throwaway agent pays it, so that the timed one's choices stay as they were
-    warm, warm_rng = (x[0] for x in g.new_states(1))
-    E.reset_one(warm, warm_rng, g.cfg, g.spec, g.dice, game_seed(99))
-    while E.legal_mask(warm, g.cfg, g.spec, g.dice, mask) < 2:  # a position that is searched
-        E.step_one(warm, warm_rng, g.cfg, g.spec, g.dice, int(np.flatnonzero(mask)[0]), mask, rew)
-    ISMCTSAgent(g, seed=0).act_from_state(warm)
     cpu, wall, decisions, sims = [], [], 0, 0
     for i in range(games):
         states, rngs = g.new_states(1)
