@@ -11,8 +11,9 @@ of the pairs' new/old ratios and its quartiles.  What a burst is (``--bench``):
   CPU-second;
 * ``opponents``: the single-agent simulator with the compiled ``heuristic`` opponents in the kernel
   (``UnoSingleAgentVectorEnv(opponents="heuristic")``, learner random legal), learner steps per CPU-second;
-* ``search``: the ``ismcts`` agent at its defaults (``act_from_state``) on 64 positions of heuristic games, both
-  sides of a pair on the same run of positions (as many as take about ``--burst`` CPU seconds), simulated
+* ``search``: the ``ismcts`` agent at this tree's defaults (the old side given this tree's budget, which may have
+  changed) (``act_from_state``) on 64 positions of heuristic games, both sides of a pair on the same run of
+  positions (as many as take about ``--burst`` CPU seconds), simulated
   decisions per CPU-second (``last_search["decisions"]``); the agent is reseeded per position, so both sides
   must choose the same action after the same number of simulated decisions on every position (checked: the
   script fails otherwise).  ``--batches`` is ignored; ``--players`` takes several counts.
@@ -85,11 +86,12 @@ def burst(env, policy, obs, masks, seconds: float) -> float:  # type: ignore[no-
 class SearchSide:
     """One side's ``ismcts`` agent; remembers its action and simulated decisions on each position it searched."""
 
-    def __init__(self, pkg: str, game: str, players: int, positions: list) -> None:  # type: ignore[type-arg]
+    def __init__(self, pkg: str, game: str, players: int, positions: list,  # type: ignore[type-arg]
+                 sims: int | None = None) -> None:
         config = importlib.import_module(f"{pkg}.config")
         game_mod = importlib.import_module(f"{pkg}.core.game")
         ismcts = importlib.import_module(f"{pkg}.agents.ismcts")
-        self.agent = ismcts.ISMCTSAgent(game_mod.Game(config.make_rules(game, players, None)), seed=0)
+        self.agent = ismcts.ISMCTSAgent(game_mod.Game(config.make_rules(game, players, None)), seed=0, sims=sims)
         self.positions = positions
         self.seen: dict[int, tuple[int, int]] = {}
 
@@ -147,8 +149,9 @@ def run_search(args: argparse.Namespace) -> None:
     for game in args.games:
         for players in args.players:
             positions = search_positions(game, players, 64)
-            sides = {"new": SearchSide("uno_env", game, players, positions),
-                     "old": SearchSide(NAME, game, players, positions)}
+            new = SearchSide("uno_env", game, players, positions)
+            # the old side searches with this tree's default budget, which may differ (4-player classic: 300)
+            sides = {"new": new, "old": SearchSide(NAME, game, players, positions, sims=new.agent.sims)}
             for side in sides.values():  # compile (or load) and warm up
                 side.run([0])
             count, (_, took) = 1, sides["new"].run([1])
