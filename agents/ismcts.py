@@ -49,7 +49,7 @@ won 51.3% [49.1, 53.5] in 4-player classic and 51.1% [48.9, 53.3] in pocket (2,0
 (``benchmarks/results/arena/ismcts_2v2_sims300/``), and one such seat among three heuristics 25.6% [24.7, 26.6]
 (below), 0.7 points above 100 samples on the same deals but not clear of 25%. So in classic at 4 or more players,
 where a seat's own win is the rarest and its gains the most diluted, the default is 300 samples
-(:data:`DEFAULT_SIMS_CLASSIC_MANY`, :func:`default_sims`): stronger at both tables, about 25 ms a decision.
+(:data:`DEFAULT_SIMS_CLASSIC_MANY`, :func:`default_sims`): stronger at both tables, about 18 ms of CPU a decision.
 
 One searcher among three heuristics (so that no second searcher takes a share of its gains; an even share is 25%)
 separates the two games: pocket 27.2% [26.3, 28.1] (10,000 games, seeds 0-4), classic 24.9% [24.0, 25.9] (8,000,
