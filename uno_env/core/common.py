@@ -140,7 +140,8 @@ def lowest_kind(bits):
     return (int(bits) & -int(bits)).bit_length() - 1
 
 
-@overload(lowest_kind, jit_options={"cache": True})
+# numba hands jit_options to jit(), which takes cache; its type stubs leave the key out
+@overload(lowest_kind, jit_options={"cache": True})  # type: ignore[typeddict-unknown-key]
 def _lowest_kind(bits):
     return lambda bits: trailing_zeros(bits)
 
