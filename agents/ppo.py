@@ -11,6 +11,8 @@ agent runs the compiled heuristic (:func:`~uno_env.agents.policy.heuristic_advis
 """
 from __future__ import annotations
 
+import functools
+import json
 from importlib import resources
 from typing import Any
 
@@ -18,7 +20,7 @@ from .base import resolve_game
 from .policy import NumpyPolicyAgent
 from .registry import UnknownAgentError
 
-__all__ = ["shipped_policies", "policy_path", "make_ppo_agent"]
+__all__ = ["shipped_policies", "policy_path", "shipped_policy_rules", "make_ppo_agent"]
 
 
 def _folder():
@@ -43,6 +45,18 @@ def policy_path(game: str, num_players: int) -> str:
             f"agent 'ppo': no shipped policy for {game!r} with {num_players} players (shipped: {have}); train one "
             f"with `uno-env train` and load it by path")
     return str(path)
+
+
+@functools.cache
+def shipped_policy_rules(game: str, num_players: int) -> Any:
+    """The rules (a :class:`~uno_env.config.RuleConfig`) the shipped policy of the table was trained under, or None
+    where no policy is shipped."""
+    from uno_env.config import RuleConfig
+
+    path = _folder().joinpath(f"{game}_{num_players}p.json")
+    if not path.is_file():
+        return None
+    return RuleConfig.from_dict(json.loads(path.read_text())["rules"])
 
 
 def make_ppo_agent(game: Any, seed: int | None = None, deterministic: bool = True) -> NumpyPolicyAgent:

@@ -136,8 +136,9 @@ def main() -> None:
     args = ap.parse_args()
     load = os.getloadavg()
     print(f"ismcts defaults: flat search with {DEFAULT_SIMS['flat']} samples (z={DEFAULT_Z:g}; "
-          f"{DEFAULT_SIMS_CLASSIC_MANY} in classic at 4 players) in the card games, tree "
-          f"search with {DEFAULT_SIMS['tree']} simulations in dice, rollout {DEFAULT_ROLLOUT}; "
+          f"{DEFAULT_SIMS_CLASSIC_MANY} in classic at 4 players; at 2 players improving on the shipped ppo policy's "
+          f"choice) in the card games and 2-player dice, tree search with {DEFAULT_SIMS['tree']} simulations in "
+          f"4-player dice, rollout {DEFAULT_ROLLOUT}; "
           f"speeds per CPU second of one core; load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on "
           f"{os.cpu_count()} CPUs")
     head = (f"{'game':<8}{'n':>3}{'search':>7}  {'plain random':>13}{'plain greedy':>13}{'plain heur.':>13}  "

@@ -273,10 +273,20 @@ def test_budget_is_respected():
 
 def test_default_budget_depends_on_the_game_and_the_players():
     # classic at 4 or more players searches three times the samples: 100 were level with the heuristic there
-    for name, n, mode, sims in [("classic", 2, "flat", 100), ("classic", 3, "flat", 100), ("classic", 4, "flat", 300),
-                                ("classic", 7, "flat", 300), ("pocket", 4, "flat", 100), ("dice", 4, "tree", 200)]:
+    # and at 2 players (where every game ships a policy that beats the heuristic) the flat search improves on that
+    # policy's choice, in UNO Dice too
+    for name, n, mode, sims, prior in [
+            ("classic", 2, "flat", 100, "ppo"), ("classic", 3, "flat", 100, "rollout"),
+            ("classic", 4, "flat", 300, "rollout"), ("classic", 7, "flat", 300, "rollout"),
+            ("pocket", 2, "flat", 100, "ppo"), ("pocket", 4, "flat", 100, "rollout"),
+            ("dice", 2, "flat", 100, "ppo"), ("dice", 4, "tree", 200, "rollout")]:
         ag = ISMCTSAgent(_game(name, n), seed=0)
-        assert (ag.mode, ag.sims) == (mode, sims), (name, n)
+        assert (ag.mode, ag.sims, ag.prior) == (mode, sims, prior), (name, n)
+    # rules the shipped policy was not trained under: the heuristic's choice is the one to improve on
+    assert ISMCTSAgent(_game("classic", 2, HOUSE), seed=0).prior == "rollout"
+    assert ISMCTSAgent(_game("classic", 2, "rlcard"), seed=0).prior == "rollout"
+    assert ISMCTSAgent(_game("dice", 2, {"dice_wd4_bluff": True}), seed=0).mode == "tree"
+    assert ISMCTSAgent(_game("dice", 2), seed=0, mode="tree").prior == "rollout"
     g = _game("classic", 4)
     assert ISMCTSAgent(g, seed=0, mode="tree").sims == 200
     assert ISMCTSAgent(g, seed=0, sims=40).sims == 40
@@ -400,7 +410,7 @@ def test_every_search_variant_is_legal_and_reproducible(kwargs):
 def test_flat_search_scores_every_root_action_on_the_same_samples():
     g = _game("classic", 2)
     st, _ = _new(g, 5)
-    ag = ISMCTSAgent(g, seed=1, sims=30, mode="flat", rollout="heuristic", prune=0)
+    ag = ISMCTSAgent(g, seed=1, sims=30, mode="flat", rollout="heuristic", prune=0, z=0)  # z=0: the best mean
     a = ag.act_from_state(st)
     info = ag.last_search
     assert info["simulations"] == 30
@@ -415,8 +425,8 @@ def test_flat_search_keeps_the_heuristic_choice_without_evidence():
 
     g = _game("classic", 2)
     py = HeuristicAgent(g, seed=0)
-    ag = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=2)
-    free = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=0)
+    ag = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=2, prior="rollout")
+    free = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=0, prior="rollout")
     differs = 0
     for st, _ in _random_states(g, range(4), 40, np.random.default_rng(3)):
         obs, mask = _view(g, st, int(st[E.S_CUR]))
@@ -426,6 +436,38 @@ def test_flat_search_keeps_the_heuristic_choice_without_evidence():
         assert ag.act_from_state(st) == want == ag.last_search["base"]
         differs += free.act_from_state(st) != want
     assert differs > 0  # without the test, one noisy sample does replace it
+
+
+@pytest.mark.parametrize("name", ["classic", "pocket", "dice"])
+def test_flat_search_keeps_the_shipped_policy_choice_without_evidence(name):
+    """With ``prior=ppo`` (the default at 2 players) the choice to improve on is the shipped policy's, computed from
+    the seat's own observation: without evidence the search plays exactly what the ``ppo`` agent plays."""
+    from uno_env.agents.ppo import make_ppo_agent
+
+    g = _game(name, 2)
+    ppo = make_ppo_agent(g)
+    ag = ISMCTSAgent(g, seed=2, sims=1)
+    assert ag.prior == "ppo"
+    seen = 0
+    for st, _ in _random_states(g, range(4), 40, np.random.default_rng(3)):
+        obs, mask = _view(g, st, int(st[E.S_CUR]))
+        if mask.sum() < 2:
+            continue
+        want = ppo.act(obs, mask.copy())
+        assert ag.act_from_state(st) == want == ag.last_search["base"]
+        seen += 1
+    assert seen > 10
+
+
+def test_prior_arguments_are_checked():
+    g = _game("classic", 2)
+    with pytest.raises(ValueError, match="prior must be one of rollout, ppo"):
+        ISMCTSAgent(g, prior="heuristic")
+    with pytest.raises(ValueError, match="prior=ppo needs mode=flat"):
+        ISMCTSAgent(g, prior="ppo", mode="tree")
+    with pytest.raises(UnknownAgentError, match="no shipped policy for 'pocket' with 4 players"):
+        ISMCTSAgent(_game("pocket", 4), prior="ppo")
+    assert load_agent("ismcts:prior=rollout", game=g).prior == "rollout"
 
 
 def test_pruning_keeps_the_policy_choice_and_stops_when_it_is_alone():
