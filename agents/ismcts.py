@@ -125,12 +125,13 @@ DEFAULT_HORIZON = 0
 MODES = ("flat", "tree")
 
 
-def default_mode(game: Any) -> str:
+def default_mode(game: Any, prior: str | None = None) -> str:
     """The default search of a game: ``flat`` in the card games and wherever it improves on a shipped policy
-    (:func:`default_prior`), else ``tree`` (UNO Dice at 3-4 players)."""
-    if game.cfg[E.C_GAME] != E.GAME_DICE or _ppo_prior_available(game):
+    (``prior`` ``ppo``, or not given where :func:`default_prior` picks it), else ``tree`` (UNO Dice at 3-4 players,
+    or with ``prior=rollout``, where the tree is the stronger search)."""
+    if game.cfg[E.C_GAME] != E.GAME_DICE or prior == "ppo":
         return "flat"
-    return "tree"
+    return "flat" if prior is None and _ppo_prior_available(game) else "tree"
 
 
 def _ppo_prior_available(game: Any) -> bool:
@@ -191,7 +192,8 @@ ISMCTS_ARGUMENTS: dict[str, str] = {
     "c": f"UCB1 exploration constant, 0 <= c <= 100 (default {DEFAULT_C})",
     "horizon": f"rollout decisions before the position is scored from the hand sizes, an integer 0..100000; "
                f"0 plays the round out (default {DEFAULT_HORIZON})",
-    "mode": f"search: one of {', '.join(MODES)} (default flat in classic and pocket, tree in dice)",
+    "mode": f"search: one of {', '.join(MODES)} (default flat, but tree in UNO Dice at 3-4 players or with "
+            f"prior=rollout)",
     "opp": f"the other seats' moves in the tree: one of {', '.join(OPPONENT_MODELS)} (default {DEFAULT_OPP})",
     "bias": f"progressive bias toward the rollout policy's choice, 0 <= bias <= 100 (default {DEFAULT_BIAS:g})",
     "z": f"flat mode: paired z-score by which an action must beat the base policy's choice, 0 <= z <= 10 "
@@ -233,7 +235,7 @@ class ISMCTSAgent(BaseAgent):
             raise ValueError("ismcts: give a budget of sims or of ms, not both")
         self.ms = None if ms is None else _number("ms", ms, float, 0.0, MAX_MS, lo_open=True)
         if mode is None:
-            mode = default_mode(self.game)
+            mode = default_mode(self.game, prior)
         if rollout not in S.ROLLOUTS:
             raise ValueError(f"ismcts: rollout must be one of {', '.join(S.ROLLOUTS)}; got {rollout!r}")
         self.rollout = rollout

@@ -91,7 +91,10 @@ class SearchSide:
         config = importlib.import_module(f"{pkg}.config")
         game_mod = importlib.import_module(f"{pkg}.core.game")
         ismcts = importlib.import_module(f"{pkg}.agents.ismcts")
-        self.agent = ismcts.ISMCTSAgent(game_mod.Game(config.make_rules(game, players, None)), seed=0, sims=sims)
+        # both sides run one algorithm: a tree that knows the prior improves on the heuristic, as trees before it did
+        extra = {"prior": "rollout"} if hasattr(ismcts, "PRIORS") else {}
+        self.agent = ismcts.ISMCTSAgent(game_mod.Game(config.make_rules(game, players, None)), seed=0, sims=sims,
+                                        **extra)
         self.positions = positions
         self.seen: dict[int, tuple[int, int]] = {}
 

@@ -287,6 +287,8 @@ def test_default_budget_depends_on_the_game_and_the_players():
     assert ISMCTSAgent(_game("classic", 2, "rlcard"), seed=0).prior == "rollout"
     assert ISMCTSAgent(_game("dice", 2, {"dice_wd4_bluff": True}), seed=0).mode == "tree"
     assert ISMCTSAgent(_game("dice", 2), seed=0, mode="tree").prior == "rollout"
+    # asking to improve on the rollout policy in UNO Dice gets the search that does that best there: the tree
+    assert ISMCTSAgent(_game("dice", 2), seed=0, prior="rollout").mode == "tree"
     g = _game("classic", 4)
     assert ISMCTSAgent(g, seed=0, mode="tree").sims == 200
     assert ISMCTSAgent(g, seed=0, sims=40).sims == 40
