@@ -118,8 +118,14 @@ def _other_score(st, cfg, spec, seat, a, k, colours):
 
 @njit(cache=True)
 def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
-    """The ``greedy`` agent's rule read from the state row (every game, UNO Dice's die plays too): the
-    highest-value card first, the UNO call with it, the colour held most of, never challenge; ties at random."""
+    """The ``greedy`` agent's rule read from the state row: the highest-value card first, the UNO call with it, the
+    colour held most of, never challenge; ties at random.
+
+    UNO Dice's die plays are not scored by their face's points as the ``greedy`` agent scores them: they lie past
+    the table's other actions and reach :func:`_other_score`'s seven-zero branch, which ranks them by the hand size
+    of the seat that the action's offset names.  Every UNO Dice search result (the arena rows, the ladder) was
+    measured with this rule; scoring by the face needs the dice table here (a parameter through every policy call
+    of the search), and changes those results, so it waits for a change measured on its own."""
     k = cfg[C_K]
     seat = st[S_CUR]
     if st[S_PHASE] == PH_COLOUR:
