@@ -135,7 +135,7 @@ def search_positions(game: str, players: int, count: int) -> list:  # type: igno
             legal = E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
             if legal > 1 and step % 5 == 0:
                 out.append(st.copy())
-            a = S.policy_action(st, g.cfg, g.spec, mask, g.num_actions, S.POLICY_HEURISTIC, word, *scratch)
+            a = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_HEURISTIC, word, *scratch)
             E.step_one(st, rng, g.cfg, g.spec, g.dice, a, mask, rew)
             step += 1
     return out

@@ -365,7 +365,7 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
         seat = int(sample[E.S_CUR])
         if E.legal_mask(sample, g.cfg, g.spec, g.dice, mask) < 2:
             continue
-        got = S.policy_action(sample, g.cfg, g.spec, mask, g.num_actions, S.POLICY_HEURISTIC, prng, obs,
+        got = S.policy_action(sample, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_HEURISTIC, prng, obs,
                               g.obs_offsets, w, hs, colours)
         seen, _ = _view(g, sample, seat)
         want = py.act(seen, mask.copy())
@@ -373,7 +373,7 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
         # inside a rollout only the blocks the heuristic reads are written, over the previous state's: one buffer
         # shared by every state here, as in a rollout, must give the same choice
         legal = int(mask.sum())
-        assert S._rollout_action(sample, g.cfg, g.spec, mask, g.num_actions, legal, S.POLICY_HEURISTIC, prng,
+        assert S._rollout_action(sample, g.cfg, g.spec, g.dice, mask, g.num_actions, legal, S.POLICY_HEURISTIC, prng,
                                  rollout_obs, g.obs_offsets, w, hs, colours) == want
         checked += 1
     assert checked > 200
@@ -391,11 +391,49 @@ def test_dice_heuristic_rollout_falls_back_to_greedy():
     mask, colours = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64)
     for st, _ in _random_states(g, range(3), 60, np.random.default_rng(1)):
         E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
-        a = S.policy_action(st, g.cfg, g.spec, mask, g.num_actions, S.POLICY_HEURISTIC, np.ones(1, np.uint64), obs,
-                            g.obs_offsets, w, hs, colours)
-        b = S.policy_action(st, g.cfg, g.spec, mask, g.num_actions, S.POLICY_GREEDY, np.ones(1, np.uint64), obs,
-                            g.obs_offsets, w, hs, colours)
+        a = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_HEURISTIC, np.ones(1, np.uint64),
+                            obs, g.obs_offsets, w, hs, colours)
+        b = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_GREEDY, np.ones(1, np.uint64),
+                            obs, g.obs_offsets, w, hs, colours)
         assert a == b
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_dice_greedy_rollout_plays_the_die_the_greedy_agent_values_most(n):
+    """The search's compiled ``greedy`` in UNO Dice scores a die's play by the face it shows, as the ``greedy`` agent
+    does: both choices are worth the same (the face's points, the UNO call with it); which of two equal dice each
+    takes may differ (the agent takes the lower die, the search draws one)."""
+    from uno_env.agents.greedy import GreedyAgent
+    from uno_env.core import search as S
+    from uno_env.core.baselines import heuristic_weight_array
+    from uno_env.core.cards import COL_POINTS
+    from uno_env.core.layout import STATE_LEN
+
+    g = _game("dice", n)
+    py = GreedyAgent(g, seed=0)
+    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, np.int32)
+    mask, colours = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64)
+    die_start = g.action_id("play die 0")
+    nd = g.num_dice
+
+    def worth(st, a):
+        if a < die_start:
+            return ("other", a)
+        die, uno = (a - die_start) % nd, a - die_start >= nd
+        return ("die", int(g.spec[g.dice[die, st[E.O_DIE_FACE + die]], COL_POINTS]), uno)
+
+    plays = 0
+    for st, _ in _random_states(g, range(6), 80, np.random.default_rng(2)):
+        if E.legal_mask(st, g.cfg, g.spec, g.dice, mask) < 2:
+            continue
+        got = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_GREEDY, np.ones(1, np.uint64),
+                              obs, g.obs_offsets, w, hs, colours)
+        seen, _ = _view(g, st, int(st[E.S_CUR]))
+        want = py.act(seen, mask.copy())
+        if want >= die_start or got >= die_start:
+            assert worth(st, got) == worth(st, want)
+            plays += 1
+    assert plays > 30
 
 
 @pytest.mark.parametrize("kwargs", [{"mode": "flat", "rollout": "heuristic"},

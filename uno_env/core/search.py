@@ -117,15 +117,11 @@ def _other_score(st, cfg, spec, seat, a, k, colours):
 
 
 @njit(cache=True)
-def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
-    """The ``greedy`` agent's rule read from the state row: the highest-value card first, the UNO call with it, the
-    colour held most of, never challenge; ties at random.
-
-    UNO Dice's die plays are not scored by their face's points as the ``greedy`` agent scores them: they lie past
-    the table's other actions and reach :func:`_other_score`'s seven-zero branch, which ranks them by the hand size
-    of the seat that the action's offset names.  Every UNO Dice search result (the arena rows, the ladder) was
-    measured with this rule; scoring by the face needs the dice table here (a parameter through every policy call
-    of the search), and changes those results, so it waits for a change measured on its own."""
+def greedy_state_action(st, cfg, spec, dice, mask, na, rng, colours):
+    """The ``greedy`` agent's rule read from the state row (every game, UNO Dice's die plays too, scored by the
+    kind their die shows, ``dice``): the highest-value card first, the UNO call with it, the colour held most of,
+    never challenge; ties at random (between two dice showing one face too, where the agent takes the lower die).
+    """
     k = cfg[C_K]
     seat = st[S_CUR]
     if st[S_PHASE] == PH_COLOUR:
@@ -138,6 +134,9 @@ def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
     # mask is zero: a step has a handful of legal actions among the 181, and the byte-by-byte scan was most of
     # this function's time
     a = 2 * k if cfg[C_GAME] == GAME_DICE else 0
+    # the die plays lie past every other action (in the card games: nothing is past the table's end)
+    die_start = A_PLAY_DIE_K * k + A_PLAY_DIE_B if cfg[C_GAME] == GAME_DICE else na
+    nd = cfg[C_NUM_DICE]
     words = mask[:na - na % 8].view(np.uint64)
     while a < na:
         if a & 7 == 0 and (a >> 3) < words.shape[0] and words[a >> 3] == 0:
@@ -148,6 +147,13 @@ def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
                 s = 1000.0 + spec[a if a < k else a - k, COL_POINTS]
                 if a >= k:
                     s += 0.5
+            elif a >= die_start:  # UNO Dice: a die's play, with (past the first nd) or without the UNO call
+                die = a - die_start
+                s = 1000.0
+                if die >= nd:
+                    die -= nd
+                    s += 0.5
+                s += spec[dice[die, st[O_DIE_FACE + die]], COL_POINTS]
             else:
                 s = _other_score(st, cfg, spec, seat, a, k, colours)
             if s > best:
@@ -163,7 +169,7 @@ def greedy_state_action(st, cfg, spec, mask, na, rng, colours):
 
 
 @njit_refcounted(cache=True)
-def policy_action(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours):
+def policy_action(st, cfg, spec, dice, mask, na, policy, rng, obs, offs, w, hs, colours):
     """The rollout policy's action for the acting seat of ``st`` (``mask`` = its legal mask).
 
     ``heuristic`` is the ``heuristic`` agent itself (``baselines.heuristic_action``, which a test holds equal to
@@ -174,18 +180,18 @@ def policy_action(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colour
     :func:`_policy` with theirs.
     """
     fw, iw, bw = baseline_scratch(na)
-    return _policy(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
+    return _policy(st, cfg, spec, dice, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
 
 
 @njit(cache=True)
-def _policy(st, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw):
+def _policy(st, cfg, spec, dice, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw):
     """:func:`policy_action` with the heuristic's work arrays given (``workspace.baseline_scratch``)."""
     if policy == POLICY_RANDOM:
         return U.random_legal(mask, na, rng)
     if policy == POLICY_HEURISTIC and cfg[C_GAME] != GAME_DICE:
         observe_one(st, cfg, spec, offs, st[S_CUR], obs)
         return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
-    return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
+    return greedy_state_action(st, cfg, spec, dice, mask, na, rng, colours)
 
 
 @njit(cache=True, inline="always")
@@ -226,14 +232,14 @@ def _heuristic_view(st, cfg, spec, offs, seat, obs):
 
 
 @njit_refcounted(cache=True)
-def _rollout_action(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, hs, colours):
+def _rollout_action(st, cfg, spec, dice, mask, na, legal, policy, rng, obs, offs, w, hs, colours):
     """:func:`_rollout_choice` with work arrays of its own (for a caller outside the search, e.g. a test)."""
     fw, iw, bw = baseline_scratch(na)
-    return _rollout_choice(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
+    return _rollout_choice(st, cfg, spec, dice, mask, na, legal, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
 
 
 @njit(cache=True, inline="always")
-def _rollout_choice(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, hs, colours, fw, iw, bw):
+def _rollout_choice(st, cfg, spec, dice, mask, na, legal, policy, rng, obs, offs, w, hs, colours, fw, iw, bw):
     """:func:`policy_action` inside a rollout, given the number of ``legal`` actions: a forced move (a draw with
     nothing playable, keeping an unplayable card: a third of a rollout's decisions) is taken without building
     the heuristic's view (``heuristic`` and ``greedy`` play it too, drawing no random number); the heuristic
@@ -259,7 +265,7 @@ def _rollout_choice(st, cfg, spec, mask, na, legal, policy, rng, obs, offs, w, h
             return heuristic_action(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
         # two or more legal actions (counted by the caller's legal mask): the heuristic without its own count
         return heuristic_choice(obs, mask, cfg, spec, offs, w, hs, fw, iw, bw)
-    return greedy_state_action(st, cfg, spec, mask, na, rng, colours)
+    return greedy_state_action(st, cfg, spec, dice, mask, na, rng, colours)
 
 
 # ---------------------------------------------------------------------------------------------- the tree
@@ -296,7 +302,7 @@ def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs
     steps = 0
     while s[S_DONE] == 0 and s[S_ROUND] == r0 and (horizon == 0 or steps < horizon):
         legal = E.legal_mask(s, cfg, spec, dice, mask)
-        a = _rollout_choice(s, cfg, spec, mask, na, legal, policy, prng, obs, offs, w, hs, colours, fw, iw, bw)
+        a = _rollout_choice(s, cfg, spec, dice, mask, na, legal, policy, prng, obs, offs, w, hs, colours, fw, iw, bw)
         if a < 0:
             break
         E._apply(s, srng, cfg, spec, dice, a, rew)
@@ -346,7 +352,7 @@ def _search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, 
             cur = s[S_CUR]
             prior = -1
             if cur != seat and opp_model == 1:
-                pick = _policy(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
+                pick = _policy(s, cfg, spec, dice, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
                 ch = child[node, pick]
                 if ch >= 0:
                     avail[ch] += 1
@@ -365,7 +371,7 @@ def _search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, 
                 path[depth] = new
                 break
             if cur == seat and bias > 0.0:
-                prior = _policy(s, cfg, spec, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
+                prior = _policy(s, cfg, spec, dice, mask, na, policy, rng, obs, offs, w, hs, colours, fw, iw, bw)
             untried = 0
             best = -1
             best_v = NEG
@@ -542,7 +548,7 @@ def _rollout_speed(st, rng, cfg, spec, dice, policy, steps, mask, rew, obs, offs
             done += 1
             E.reset_one(st, rng, cfg, spec, dice, np.int64(U.next_u64(prng) >> np.uint64(1)))
             E.legal_mask(st, cfg, spec, dice, mask)
-        a = _policy(st, cfg, spec, mask, na, policy, prng, obs, offs, w, hs, colours, fw, iw, bw)
+        a = _policy(st, cfg, spec, dice, mask, na, policy, prng, obs, offs, w, hs, colours, fw, iw, bw)
         E._apply(st, rng, cfg, spec, dice, a, rew)
         E.legal_mask(st, cfg, spec, dice, mask)
     return done
