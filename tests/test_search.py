@@ -458,6 +458,14 @@ def test_flat_search_scores_every_root_action_on_the_same_samples():
     assert info["win_rate"][a] == max(info["win_rate"].values())
 
 
+def _decisions_with_choice(g, reference):
+    """States of random play with two or more legal actions, each with ``reference``'s choice from the seat's view."""
+    for st, _ in _random_states(g, range(4), 40, np.random.default_rng(3)):
+        obs, mask = _view(g, st, int(st[E.S_CUR]))
+        if mask.sum() >= 2:
+            yield st, reference.act(obs, mask.copy())
+
+
 def test_flat_search_keeps_the_heuristic_choice_without_evidence():
     """With ``z`` > 0 an action replaces the rollout policy's own choice only on a paired test over shared samples:
     one sample is never evidence, so the search then plays exactly what the heuristic agent plays."""
@@ -468,11 +476,7 @@ def test_flat_search_keeps_the_heuristic_choice_without_evidence():
     ag = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=2, prior="rollout")
     free = ISMCTSAgent(g, seed=2, sims=1, mode="flat", rollout="heuristic", z=0, prior="rollout")
     differs = 0
-    for st, _ in _random_states(g, range(4), 40, np.random.default_rng(3)):
-        obs, mask = _view(g, st, int(st[E.S_CUR]))
-        if mask.sum() < 2:
-            continue
-        want = py.act(obs, mask.copy())
+    for st, want in _decisions_with_choice(g, py):
         assert ag.act_from_state(st) == want == ag.last_search["base"]
         differs += free.act_from_state(st) != want
     assert differs > 0  # without the test, one noisy sample does replace it
@@ -489,11 +493,7 @@ def test_flat_search_keeps_the_shipped_policy_choice_without_evidence(name):
     ag = ISMCTSAgent(g, seed=2, sims=1)
     assert ag.prior == "ppo"
     seen = 0
-    for st, _ in _random_states(g, range(4), 40, np.random.default_rng(3)):
-        obs, mask = _view(g, st, int(st[E.S_CUR]))
-        if mask.sum() < 2:
-            continue
-        want = ppo.act(obs, mask.copy())
+    for st, want in _decisions_with_choice(g, ppo):
         assert ag.act_from_state(st) == want == ag.last_search["base"]
         seen += 1
     assert seen > 10
