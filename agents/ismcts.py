@@ -242,8 +242,9 @@ class ISMCTSAgent(BaseAgent):
         self.rollout = rollout
         self.c = _number("c", c, float, 0.0, 100.0)
         self.horizon = _number("horizon", horizon, int, 0, 100_000)
-        for name, value, allowed in (("mode", mode, MODES), ("opp", opp, OPPONENT_MODELS), ("prior", prior, PRIORS)):
-            if value not in allowed and not (name == "prior" and value is None):
+        for name, value, allowed in (("mode", mode, MODES), ("opp", opp, OPPONENT_MODELS),
+                                     ("prior", PRIORS[0] if prior is None else prior, PRIORS)):
+            if value not in allowed:
                 raise ValueError(f"ismcts: {name} must be one of {', '.join(allowed)}; got {value!r}")
         self.mode = mode
         if prior is None:

@@ -91,7 +91,8 @@ class SearchSide:
         config = importlib.import_module(f"{pkg}.config")
         game_mod = importlib.import_module(f"{pkg}.core.game")
         ismcts = importlib.import_module(f"{pkg}.agents.ismcts")
-        # both sides run one algorithm: a tree that knows the prior improves on the heuristic, as trees before it did
+        # both sides run one algorithm: a source tree with ``prior`` is told to improve on the heuristic, as older
+        # trees always do
         extra = {"prior": "rollout"} if hasattr(ismcts, "PRIORS") else {}
         self.agent = ismcts.ISMCTSAgent(game_mod.Game(config.make_rules(game, players, None)), seed=0, sims=sims,
                                         **extra)
