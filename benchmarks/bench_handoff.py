@@ -1,37 +1,36 @@
 """How a threaded step of the batched simulator hands its games to the threads, old way against new, in one process.
 
-``UnoVectorEnv.step`` at two threads runs the kernel ``core.batch.advance_shared``: every thread makes one compiled
-call and claims pieces of the batch from an atomic counter (``_threads.share``).  Before, the games were cut into
-chunks in Python and each chunk was one call of ``core.batch.advance`` (a numba dispatch of two dozen arguments and a
-GIL hand-over per chunk; ``_threads.run_chunks``, still in the package).  This alternates bursts of three ways of
+``UnoVectorEnv.step`` at two threads publishes the step on a control array that its helper threads spin on between
+steps; every thread then claims pieces of the batch from atomic counters inside its compiled call
+(``core.batch.advance_lead`` and ``helper_spin``, the env's ``_StepTeam``).  Before, the games were cut into chunks
+in Python and each chunk was one call of ``core.batch.advance`` (a numba dispatch of two dozen arguments and a GIL
+hand-over per chunk; ``_threads.run_chunks``, still in the package).  This alternates bursts of three ways of
 running the same step (the random policy, the action check, the clears and the kernel call, as ``step`` does):
 
 * ``alone``: one ``advance`` call on the calling thread (what ``num_threads=1`` runs);
 * ``chunks``: the old hand-off (``run_chunks``, 4 chunks per thread of at least 64 games);
-* ``shared``: the new one (``share`` + ``advance_shared``, pieces of ``_threads.claim_size`` games);
+* ``spinning``: the env's own (pieces of ``_threads.claim_size`` games, helpers spinning between steps);
 
-and prints wall time per step and the pairs' speed ratios (median and quartiles).  With ``--timeline`` it also
-records, for the ``shared`` way, when each thread entered and left its call (medians, microseconds from the start of
-the hand-off) and how many games each ran.  Meaningful on an idle machine only: with other processes on every CPU
-the threads wait for the scheduler, not for each other (the runner then keeps to one thread).
+and prints wall time per step and the pairs' speed ratios (median and quartiles).  Meaningful on an idle machine
+only: with other processes on every CPU the threads wait for the scheduler, not for each other (the runner then
+keeps to one thread).
 
-    python benchmarks/bench_handoff.py [--game classic] [--players 2] [--batch 1024] [--pairs 30] [--timeline]
+    python benchmarks/bench_handoff.py [--game classic] [--players 2] [--batch 1024] [--pairs 30]
 """
 from __future__ import annotations
 
 import argparse
 import os
 import statistics
-import threading
 import time
 
 import numpy as np
 
 from uno_env import _threads
 from uno_env.core import batch as K
-from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
+from uno_env.vector import RandomLegalPolicy, UnoVectorEnv, _StepTeam
 
-WAYS = ("alone", "chunks", "shared")
+WAYS = ("alone", "chunks", "spinning")
 
 
 def main() -> None:
@@ -42,7 +41,6 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--pairs", type=int, default=30, help="rounds of one burst per way")
     parser.add_argument("--steps", type=int, default=100, help="steps per burst")
-    parser.add_argument("--timeline", action="store_true")
     args = parser.parse_args()
 
     env = UnoVectorEnv(args.game, args.batch, num_players=args.players, seed=0, num_threads=args.threads)
@@ -52,9 +50,12 @@ def main() -> None:
     none = np.empty(0, dtype=np.int64)
     head = (env._states, env._rngs, env._cfg, env._spec, env._dice, env._offs)
     rows = env._all
-    log: list[tuple[float, float, dict[str, tuple[float, float, int]]]] = []
+    tail0 = (none, env._opp, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew, env._terminated,
+             env._truncated, env._final, env._final_obs, env._seed_buf, env._counters, env._opponent_ids,
+             env._pool_kind, env._weights)
+    team = _StepTeam(T, head, tail0, B)
 
-    def step(way: str, record: bool = False) -> None:
+    def step(way: str) -> None:
         acts = env._check_actions(rows, policy.act_batch(env.observations, env.masks))
         env._clear()
         mode = K.MODE_PREFETCH if env.prefetch else 0
@@ -66,21 +67,7 @@ def main() -> None:
         elif way == "chunks":
             _threads.run_chunks(lambda lo, hi: K.advance(*head, rows[lo:hi], acts[lo:hi], *tail), B, T)
         else:
-            work = np.zeros(K.work_len(T), dtype=np.int64)
-            size = _threads.claim_size(B, T)
-            seen: dict[str, tuple[float, float, int]] = {}
-
-            def call(index: int) -> None:
-                t = time.perf_counter()
-                ran = K.advance_shared(work, size, index, T, *head, rows, acts, *tail)
-                if record:
-                    seen[threading.current_thread().name] = (t, time.perf_counter(), ran)
-
-            t0 = time.perf_counter()
-            _threads.share(call, lambda: bool(work[K.W_DONE] == B), T,
-                           settle=lambda: K.wait_done(work, B, _threads.SETTLE_SPINS))
-            if record:
-                log.append((t0, time.perf_counter(), seen))
+            team.run(rows, acts, mode)
 
     for way in WAYS:  # compile and warm up
         for _ in range(20):
@@ -96,28 +83,10 @@ def main() -> None:
             runs[way].append((time.perf_counter() - t0) / args.steps * 1e6)
     for way in WAYS:
         print(f"{way:7s} {statistics.median(runs[way]):9.1f} us per step (median of the bursts)")
-    for a, b in (("shared", "chunks"), ("shared", "alone"), ("chunks", "alone")):
+    for a, b in (("spinning", "chunks"), ("spinning", "alone"), ("chunks", "alone")):
         ratios = [y / x for x, y in zip(runs[a], runs[b], strict=True)]
         q1, _, q3 = statistics.quantiles(ratios, n=4)
         print(f"speed {a} / {b}: {statistics.median(ratios):.3f} [quartiles {q1:.3f}, {q3:.3f}]")
-    if args.timeline:
-        for _ in range(1000):
-            step("shared", record=True)
-        cols: dict[str, list[float]] = {"caller enters": [], "caller leaves": [], "caller games": [],
-                                        "helper enters": [], "helper leaves": [], "helper games": [],
-                                        "hand-off ends": []}
-        for t0, t1, seen in log:
-            for name, (a, b, ran) in seen.items():
-                who = "caller" if name == "MainThread" else "helper"
-                cols[f"{who} enters"].append((a - t0) * 1e6)
-                cols[f"{who} leaves"].append((b - t0) * 1e6)
-                cols[f"{who} games"].append(ran)
-            cols["hand-off ends"].append((t1 - t0) * 1e6)
-        print("shared, 1,000 steps (us from the start of the hand-off; median [quartiles]):")
-        for name, vals in cols.items():
-            if vals:
-                q1, q2, q3 = statistics.quantiles(vals, n=4)
-                print(f"  {name:14s} {q2:8.1f} [{q1:.1f}, {q3:.1f}]  ({len(vals)} calls)")
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 

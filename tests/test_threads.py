@@ -16,6 +16,7 @@ import yaml
 
 from uno_env import _threads
 from uno_env import vector as V
+from uno_env.core import batch as K
 
 ROOT = Path(__file__).resolve().parents[1]
 B = 3 * _threads.MIN_CHUNK + 5  # enough games for several chunks
@@ -53,7 +54,7 @@ def test_results_do_not_depend_on_the_thread_count(run, monkeypatch):
     for n in (2, 3, 7):
         other = run(n)
         assert all(np.array_equal(a, b) for a, b in zip(one, other, strict=True)), n
-    assert any(t.name.startswith("uno-env-worker") for t in threading.enumerate())
+    assert any(t.name.startswith("uno-env-helper") for t in threading.enumerate())  # the steps' helpers
 
 
 @pytest.mark.parametrize("threads_faster", [True, False])
@@ -102,34 +103,130 @@ def test_worker_threads_run_chunks_and_errors_reach_the_caller():
     assert _threads._pool.run(lambda i: 1, 9, 3) == 9  # the pool still works after an error
 
 
-def test_shared_calls_split_the_work_and_errors_reach_the_caller():
-    """``share``: every thread calls ``fn`` once; the calls take work from a common counter until none is left, and
-    the caller returns only once every piece is done, even one a helper is still running."""
-    lock = threading.Lock()
-    left, done, names = [40], [0], set()
+def _always_threaded(monkeypatch):
+    monkeypatch.setattr(_threads.Runner, "either", lambda self, alone, threaded, n: threaded())
 
-    def fn(index):
-        names.add(threading.current_thread().name)
-        while True:
-            with lock:
-                if left[0] == 0:
-                    return
-                left[0] -= 1
-            time.sleep(0.0002)
-            with lock:
-                done[0] += 1
 
-    _threads.share(fn, lambda: done[0] == 40, 3)
-    assert done[0] == 40 and "MainThread" in names
+def _random_steps(env, steps, seed=0):
+    pol = V.RandomLegalPolicy(seed)
+    out = []
+    for _ in range(steps):
+        obs, masks, seats, rew, *_ = env.step(pol.act_batch(env.observations, env.masks))
+        out += [obs.copy(), masks.copy(), seats.copy(), rew.copy()]
+    return out
 
-    def bad(index):
-        if threading.current_thread().name != "MainThread":
-            raise ZeroDivisionError("helper")
-        time.sleep(0.05)  # the helper's call fails while the caller's runs
 
-    with pytest.raises(ZeroDivisionError, match="helper"):
-        _threads.share(bad, lambda: False, 2)
-    _threads.share(lambda index: None, lambda: True, 2)  # the pool still works after an error
+def _idle_cpu(seconds=0.2):
+    """CPU time this process uses while its main thread sleeps ``seconds``."""
+    cpu = time.process_time()
+    time.sleep(seconds)
+    return time.process_time() - cpu
+
+
+def test_helpers_spin_between_steps_then_sleep(monkeypatch):
+    """Every step is threaded here; once the env stops stepping its helpers leave their spin loop within
+    milliseconds and use no CPU (a spin that never ended would hold a core for good)."""
+    _always_threaded(monkeypatch)
+    env = V.UnoVectorEnv("classic", B, seed=3, num_threads=3)
+    env.reset()
+    one = V.UnoVectorEnv("classic", B, seed=3, num_threads=1)
+    one.reset()
+    assert all(np.array_equal(a, b) for a, b in zip(_random_steps(env, 30), _random_steps(one, 30), strict=True))
+    assert {f"uno-env-helper-{i}" for i in (1, 2)} <= {t.name for t in threading.enumerate()}
+    time.sleep(0.05)  # HELPER_SPIN_SECONDS is 1 ms
+    assert _idle_cpu() < 0.05
+
+
+def test_envs_that_take_turns_share_the_helpers(monkeypatch):
+    """Two envs stepped in turn: each publish asks the helpers to leave the other env's loop; the games come out as
+    on one thread."""
+    _always_threaded(monkeypatch)
+    envs = [V.UnoVectorEnv("pocket", B, num_players=3, seed=s, num_threads=2) for s in (1, 2)]
+    ones = [V.UnoVectorEnv("pocket", B, num_players=3, seed=s, num_threads=1) for s in (1, 2)]
+    got: list[list] = [[], []]
+    want: list[list] = [[], []]
+    for e in envs + ones:
+        e.reset()
+    for turn in range(24):
+        k = turn % 2
+        got[k] += _random_steps(envs[k], 1, seed=turn)
+        want[k] += _random_steps(ones[k], 1, seed=turn)
+    for k in (0, 1):
+        assert all(np.array_equal(a, b) for a, b in zip(got[k], want[k], strict=True))
+    envs[1].close()
+    envs[0].close()
+    time.sleep(0.05)
+    assert _idle_cpu() < 0.05
+
+
+def test_a_thread_late_for_a_step_claims_nothing():
+    """The claim counters carry the published step's tag: once the caller publishes step 2, a thread that read
+    step 1's parameters (its rows, actions, mode) claims no game with them, and step 2's games are claimed from the
+    start of each share, each once."""
+    threads, n, chunk = 2, 100, 16
+    ctrl = np.zeros(K.control_len(threads), dtype=np.int64)
+    assert K.publish(ctrl, 1, threads, n, n, 0, chunk) == threads - 1  # no helper is in its spin loop
+    per = n // threads
+    for share in range(threads):
+        slot, start = K.claim_slot(threads, share), share * per
+        got = [K.claim(ctrl, slot, 1, start, start + per, chunk) for _ in range(5)]
+        assert got == [start, start + 16, start + 32, start + 48, K.CLAIM_USED_UP]
+    assert K.publish(ctrl, 2, threads, n, 0, 0, chunk) == 1
+    assert ctrl[K.C_GEN] == 2 and ctrl[K.C_DONE] == 0 and ctrl[K.C_NA] == 0
+    for share in range(threads):
+        slot, start = K.claim_slot(threads, share), share * per
+        assert K.claim(ctrl, slot, 1, start, start + per, chunk) == K.CLAIM_STALE
+        assert K.claim(ctrl, slot, 2, start, start + per, chunk) == start
+    # the tag wraps at 31 bits: a step 2**31 steps later is told apart from the one before it
+    assert K.publish(ctrl, 2 + K.TAG_MASK, threads, n, n, 0, chunk) == 1
+    assert K.claim(ctrl, K.claim_slot(threads, 0), 2 & K.TAG_MASK, 0, per, chunk) == K.CLAIM_STALE
+
+
+def test_a_failed_helper_is_raised_not_waited_for(monkeypatch):
+    ctrl = np.zeros(K.control_len(2), dtype=np.int64)
+    ctrl[K.C_DONE], ctrl[K.C_ERROR] = 3, 1  # a chunk the failed helper held never finishes
+    cause = ZeroDivisionError("in a helper")
+    with pytest.raises(RuntimeError, match="helper thread failed") as err:
+        V._await_step(ctrl, B, lambda: cause)
+    assert err.value.__cause__ is cause
+
+    # a helper whose loop raises: the step goes on without it, and the env says so at its next step
+    def spin(self, index):
+        if threading.current_thread().name != "MainThread":  # not the warm-up call on the caller's thread
+            raise ZeroDivisionError(index)
+        return original(self, index)
+
+    original = V._StepTeam.spin
+    monkeypatch.setattr(V._StepTeam, "spin", spin)
+    _always_threaded(monkeypatch)
+    env = V.UnoVectorEnv("classic", B, seed=1, num_threads=2)
+    env.reset()
+    deadline = time.monotonic() + 5
+    with pytest.raises(RuntimeError, match="a helper thread of this env failed") as err:
+        while time.monotonic() < deadline:
+            _random_steps(env, 1)
+    assert isinstance(err.value.__cause__, ZeroDivisionError)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_a_forked_child_steps_with_its_own_helpers(monkeypatch, tmp_path):
+    """Threads do not survive fork(): a child of a process whose env has spinning helpers starts its own."""
+    _always_threaded(monkeypatch)
+    env = V.UnoVectorEnv("dice", B, num_players=4, seed=4, num_threads=2)
+    env.reset()
+    _random_steps(env, 5)
+    out = tmp_path / "child.npy"
+    pid = os.fork()
+    if pid == 0:  # the child: step on, save, leave without running the parent's clean-ups
+        try:
+            np.save(out, np.stack([x.astype(np.float64).ravel()[:50] for x in _random_steps(env, 10, seed=1)]))
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    mine = np.stack([x.astype(np.float64).ravel()[:50] for x in _random_steps(env, 10, seed=1)])
+    assert np.array_equal(np.load(out), mine)
 
 
 def test_claimed_pieces_cover_the_batch():
@@ -214,7 +311,7 @@ rc = main(["train", "--config", sys.argv[1], "--run-dir", sys.argv[2], "--no-pro
 import numba.np.ufunc.parallel as numba_parallel
 print("PROBE " + json.dumps({"rc": rc, "seen": sorted(seen), "after": torch.get_num_threads(),
                              "numba_layer_started": bool(numba_parallel._is_initialized),
-                             "workers": sum(t.name.startswith("uno-env-worker") for t in threading.enumerate())}))
+                             "workers": sum(t.name.startswith("uno-env-helper") for t in threading.enumerate())}))
 """
 
 
@@ -239,5 +336,5 @@ def test_torch_thread_count_unchanged_during_batched_training(tmp_path):
     probe = json.loads(lines[-1][len("PROBE "):])
     assert probe["rc"] == 0
     assert probe["seen"] == [3] and probe["after"] == 3
-    assert probe["workers"] >= 1, "the batched env ran on worker threads"
+    assert probe["workers"] >= 1, "the batched env ran on helper threads"
     assert not probe["numba_layer_started"], "no numba threading layer (OpenMP/TBB/workqueue) was started"

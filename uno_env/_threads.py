@@ -13,10 +13,12 @@ more chunks than threads and every thread, the caller's included, claims the nex
 the OS does not schedule (a busy machine) just claims fewer chunks and the caller does the rest, so a call is never
 much slower than running it on one thread.  Idle workers sleep on a condition variable (no spinning).
 
-The simulator's step claims its chunks inside the compiled code (:func:`share`, ``core.batch.advance_shared``):
-each thread makes one call per step and takes pieces of the batch from an atomic counter until none is left.  A
-step of 1,024 games takes about half a millisecond, and handing out chunks from Python cost a numba dispatch of two
-dozen arguments and a hand-over of the GIL per chunk, all of it serial; now that is paid once per thread.
+The simulator's step claims its chunks inside the compiled code (``core.batch.advance_lead``, ``helper_spin``):
+each thread takes pieces of the batch from atomic counters until none is left, so the work is handed out once per
+thread, not once per chunk.  Between steps the helper threads stay in their compiled call and spin (without the
+GIL, for about a millisecond, :data:`HELPER_SPIN_SECONDS`) for the next step, which the caller publishes by
+raising a counter: waking a sleeping thread cost 50-250 microseconds on the development VMs, up to a third of a
+1,024-game step.  A helper that has stopped spinning sleeps until the caller wakes it (:class:`HelperPool`).
 """
 from __future__ import annotations
 
@@ -25,11 +27,12 @@ import os
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 ENV_VAR = "UNO_ENV_NUM_THREADS"
 MIN_CHUNK = 64  # games per chunk at least: below that a chunk costs more to hand over than to run
 CHUNKS_PER_THREAD = 4  # several chunks per thread so that a descheduled thread holds back little work
-# games per piece that threads claim inside a compiled call (``core.batch.advance_shared``): claiming costs a
+# games per piece that threads claim inside a compiled call (``core.batch.claim``): claiming costs a
 # fraction of a microsecond, so pieces can be small; a big batch's pieces stay long enough for the kernel's
 # prefetching, which starts over at every piece
 MIN_CLAIM = 32
@@ -37,6 +40,10 @@ CLAIMS_PER_THREAD = 16
 # reads of the shared counter the caller makes while a helper finishes its last chunk, before it sleeps: about 75
 # microseconds on the Intel VM (an atomic read takes 9 ns), a few chunks of 32 games
 SETTLE_SPINS = 8000
+# how long a helper spins for the next step after its last one before it goes to sleep: longer than the Python
+# between two steps of a 1,024-game batch with a cheap policy (0.1-0.3 ms), short enough that an env that stops
+# stepping (an update, an evaluation, a busy machine where the runner keeps to one thread) soon frees the CPU
+HELPER_SPIN_SECONDS = 0.001
 
 
 def available_cpus() -> int:
@@ -123,30 +130,6 @@ class _Job:
                     self.done.set()
 
 
-class _SharedJob:
-    """One call of ``fn(index)`` per thread (``index`` 0 for the caller, 1, 2, ... for the helpers); the calls split
-    the work among themselves (``finished()`` says when it is all done).  A helper that the OS runs late finds
-    nothing left and returns at once."""
-
-    __slots__ = ("fn", "finished", "lock", "done", "error")
-
-    def __init__(self, fn: Callable[[int], object], finished: Callable[[], bool]):
-        self.fn, self.finished = fn, finished
-        self.lock = threading.Lock()
-        self.done = threading.Event()
-        self.error: BaseException | None = None
-
-    def work(self, index: int = 0) -> None:
-        try:
-            if self.error is None:
-                self.fn(index)
-        except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
-            self.error = exc
-        with self.lock:  # the helper that ran the last piece of work wakes the caller
-            if self.error is not None or self.finished():
-                self.done.set()
-
-
 class _Pool:
     """Worker threads (daemons, started on first use) that help the calling thread through one job at a time."""
 
@@ -155,7 +138,7 @@ class _Pool:
         self._cv = threading.Condition()
         self._generation = 0  # bumped per job: a worker wakes once per job, never for a stale signal
         self._workers: list[threading.Thread] = []
-        self._job: _Job | _SharedJob | None = None
+        self._job: _Job | None = None
 
     def _worker(self, index: int) -> None:
         seen = 0
@@ -178,30 +161,7 @@ class _Pool:
         self._run_job(job, helpers, job.work)
         return job.total
 
-    def share(self, fn: Callable[[int], object], finished: Callable[[], bool], threads: int,
-              settle: Callable[[], object] | None = None) -> None:
-        """Call ``fn(0)`` on the calling thread and ``fn(i)`` on up to ``threads - 1`` helpers at once, and return
-        once ``finished()`` (the calls share their work among themselves: a late helper's call finds none left).
-        A helper's ``i`` is its place in the pool (1, 2, ...), the same thread for the same ``i`` from call to call,
-        so work split by ``i`` stays in that thread's caches; it may exceed ``threads - 1``.  ``settle()``, if
-        given, runs on the caller after its own call and may wait briefly for the helpers (a bounded spin) before
-        the caller sleeps until they are done."""
-        if threads <= 1 or not self._busy.acquire(blocking=False):
-            fn(0)
-            return
-        job = _SharedJob(fn, finished)
-
-        def callers_part() -> None:
-            fn(0)
-            if settle is not None:
-                settle()
-            with job.lock:
-                if finished():
-                    job.done.set()
-
-        self._run_job(job, threads - 1, callers_part)
-
-    def _run_job(self, job: _Job | _SharedJob, helpers: int, callers_part: Callable[[], object]) -> None:
+    def _run_job(self, job: _Job, helpers: int, callers_part: Callable[[], object]) -> None:
         """Start ``helpers`` workers on ``job`` (the pool is already ``_busy``), run the caller's part, wait for the
         job to be done and release the pool; an error of any thread is raised here."""
         try:
@@ -219,7 +179,7 @@ class _Pool:
         if job.error is not None:
             raise job.error
 
-    def _start_helpers(self, job: _Job | _SharedJob, helpers: int) -> None:
+    def _start_helpers(self, job: _Job, helpers: int) -> None:
         while len(self._workers) < helpers:
             t = threading.Thread(target=self._worker, args=(len(self._workers) + 1,),
                                  name=f"uno-env-worker-{len(self._workers)}", daemon=True)
@@ -231,25 +191,95 @@ class _Pool:
             self._cv.notify(helpers)
 
 
+class HelperPool:
+    """Threads (daemons, started on first use) that run helper jobs: ``job.spin(index)``, a compiled loop that
+    helps with one env's steps and returns once it has spun idle for a while (``core.batch.helper_spin``).
+
+    Helper ``index`` (1, 2, ...) is always the same thread, so a helper's share of a batch stays in its core's
+    caches.  :meth:`wake` hands helpers a job; a helper still spinning for another job is asked to leave it
+    (``job.stop()``) first.  An exception in ``job.spin`` goes to ``job.fail(exc)``, which the job's caller
+    raises instead of waiting."""
+
+    def __init__(self) -> None:
+        self._cv = threading.Condition()
+        self._threads: dict[int, threading.Thread] = {}
+        self._pending: dict[int, _HelperJob] = {}
+        self._running: dict[int, _HelperJob] = {}
+
+    def wake(self, job: _HelperJob, indices: range) -> None:
+        with self._cv:
+            for index in indices:
+                running = self._running.get(index)
+                if running is not None and running is not job:
+                    running.stop()
+                self._pending[index] = job
+                if index not in self._threads:
+                    t = threading.Thread(target=self._worker, args=(index,), name=f"uno-env-helper-{index}",
+                                         daemon=True)
+                    self._threads[index] = t
+                    t.start()
+            self._cv.notify_all()
+
+    def _worker(self, index: int) -> None:
+        while True:
+            with self._cv:
+                while index not in self._pending:
+                    self._cv.wait()
+                job: _HelperJob | None = self._pending.pop(index)
+                self._running[index] = job  # type: ignore[assignment]
+            try:
+                job.spin(index)  # type: ignore[union-attr]
+            except BaseException as exc:  # noqa: BLE001 - handed to the job's caller, which re-raises it
+                job.fail(exc)  # type: ignore[union-attr]
+            finally:
+                with self._cv:
+                    if self._running.get(index) is job:
+                        del self._running[index]
+                job = None  # an env's arrays are not kept alive by an idle helper
+
+
+class _HelperJob(Protocol):
+    def spin(self, index: int) -> None: ...
+    def fail(self, exc: BaseException) -> None: ...
+    def stop(self) -> None: ...
+
+
 _pool = _Pool()
+helpers = HelperPool()
 
 
 def _reset_after_fork() -> None:
     # threads do not survive fork(): a child (SubprocVecEnv, multiprocessing workers) starts its own pool
-    global _pool
+    global _pool, helpers
     _pool = _Pool()
+    helpers = HelperPool()
 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_reset_after_fork)
 
 
-def share(fn: Callable[[int], object], finished: Callable[[], bool], threads: int,
-          settle: Callable[[], object] | None = None) -> None:
-    """``fn(i)`` on up to ``threads`` threads at once (``i`` 0 for the caller, 1, 2, ... for the helpers), until
-    ``finished()``: for compiled calls that take their pieces of work from shared counters
-    (``core.batch.advance_shared``)."""
-    _pool.share(fn, finished, threads, settle)
+_spins: int | None = None
+
+
+def helper_spins() -> int:
+    """How many reads a helper's spin loop makes in :data:`HELPER_SPIN_SECONDS` (timed once per process)."""
+    global _spins
+    if _spins is None:
+        import numpy as np
+
+        from .core import batch as K
+
+        ctrl = np.zeros(K.control_len(1), dtype=np.int64)
+        K.spin_probe(ctrl, 1000)  # compiled (or loaded from the cache) outside the timing
+        probe = 200_000
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            K.spin_probe(ctrl, probe)
+            best = min(best, time.perf_counter() - start)
+        _spins = max(1000, int(probe * HELPER_SPIN_SECONDS / max(best, 1e-9)))
+    return _spins
 
 
 def claim_size(n: int, threads: int) -> int:
@@ -278,8 +308,10 @@ class Runner:
     """
 
     EXPLORE_EVERY = 32
-    # calls in a row that an exploration makes: the first threaded call after the helpers slept for a while pays
-    # their wake-up (measured: it made the runner keep to one thread on a quiet machine), the next ones do not
+    # calls in a row that an exploration of the threads makes: the first threaded call after the helpers slept for
+    # a while pays their wake-up (measured: it made the runner keep to one thread on a quiet machine), the next
+    # ones do not.  An exploration of the calling thread alone is one call: a second one let the helpers' spin
+    # (``HELPER_SPIN_SECONDS``) run out, so the next threaded call paid a wake-up and looked slower than it is
     EXPLORE_CALLS = 2
     ALPHA = 0.3  # weight of a new timing in the moving average
 
@@ -321,7 +353,7 @@ class Runner:
             way = 1 if many < one else 0
             if self._calls % self.EXPLORE_EVERY == 0:
                 way, exploring = 1 - way, True
-                self._explore_way, self._explore_left = way, self.EXPLORE_CALLS - 1
+                self._explore_way, self._explore_left = way, (self.EXPLORE_CALLS if way == 1 else 1) - 1
         start = time.perf_counter()
         result = alone() if way == 0 else threaded()
         cost = (time.perf_counter() - start) / n
@@ -336,5 +368,8 @@ class Runner:
                 # average follows every call from then on
                 self._cost[way] = min(old, cost)
             else:
-                self._cost[way] = old + self.ALPHA * (cost - old)
+                # one slow call (a helper the OS ran late once) moves the average by at most ALPHA of itself: it
+                # used to tip a quiet machine's runner to one thread until the next exploration, 32 calls later;
+                # a lasting change (a loaded machine) still doubles the estimate within three calls
+                self._cost[way] = old + self.ALPHA * (min(cost, 2.0 * old) - old)
         return result

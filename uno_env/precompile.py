@@ -52,8 +52,8 @@ def _warm_gym(game: str) -> None:
 def _warm_vector(game: str) -> None:
     from uno_env.vector import UnoSingleAgentVectorEnv, UnoVectorEnv
 
-    # 128 games on 2 threads: enough for the threaded step (``batch.advance_shared``), which the runner tries
-    # within its first calls, so that a big batch does not compile it on first use
+    # 128 games on 2 threads: enough for the threaded step (``batch.publish``, ``advance_lead``, ``helper_spin``),
+    # which the runner tries within its first calls, so that a big batch does not compile it on first use
     multi = UnoVectorEnv(game, num_envs=128, seed=0, num_threads=2)
     _, masks, _ = multi.reset()
     for _ in range(20):

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -157,6 +157,85 @@ PREFETCH_MIN_BYTES = 3 << 20
 
 
 # ---------------------------------------------------------------------------------------------- shared machinery
+class _StepTeam:
+    """One env's threaded steps: the control array its threads share (``core.batch.C_*``), the buffers the step's
+    rows and actions are copied into for the helpers, and the arrays every compiled call of the team takes (a
+    new team is made when one of them is replaced, e.g. a new opponent pool).
+
+    The caller publishes a step (``batch.publish``), then runs its part (``batch.advance_lead``); helpers that are
+    not spinning for steps (the first step, or after an idle millisecond) are woken through
+    ``_threads.helpers``.  No result depends on which thread ran which games."""
+
+    def __init__(self, threads: int, head: tuple, arrays: tuple, capacity: int):
+        self.threads = threads
+        self.head, self.arrays = head, arrays
+        self.ctrl = np.zeros(K.control_len(threads), dtype=np.int64)
+        self.rows_buf = np.zeros(capacity, dtype=np.int64)
+        self.actions_buf = np.zeros(capacity, dtype=np.int64)
+        self.gen = 0
+        self.error: BaseException | None = None
+        self.pid = os.getpid()
+        # compile (or load from the cache) the helpers' loop here: a helper thread compiling it would help with
+        # nothing for seconds, and a daemon thread inside LLVM when the interpreter exits aborts the process
+        self.ctrl[K.C_STOP] = 1
+        self.spin(1)
+        self.ctrl[K.C_STOP] = 0
+
+    def serves(self, head: tuple, arrays: tuple) -> bool:
+        """Whether this team's calls take exactly these arrays (and its helpers live in this process)."""
+        return (self.pid == os.getpid() and all(a is b for a, b in zip(head, self.head))
+                and all(a is b for a, b in zip(arrays, self.arrays)))
+
+    # -- the helpers' side (``_threads.HelperPool``)
+    def spin(self, index: int) -> None:
+        K.helper_spin(self.ctrl, index, self.threads, _threads.helper_spins(), *self.head, self.rows_buf,
+                      self.actions_buf, *self.arrays)
+
+    def fail(self, exc: BaseException) -> None:
+        self.error = exc
+        self.ctrl[K.C_ERROR] = 1
+
+    def stop(self) -> None:
+        self.ctrl[K.C_STOP] = 1
+
+    # -- the caller's side
+    def run(self, rows: np.ndarray, actions: np.ndarray, mode: int) -> int:
+        """Step ``rows`` on every thread; returns the games left waiting for a seed-list refill."""
+        if self.error is not None:
+            raise RuntimeError("a helper thread of this env failed earlier; its games were left part-stepped") \
+                from self.error
+        self.gen += 1
+        n, na = rows.shape[0], actions.shape[0]
+        # no step of this team is running (the last one ended with every game done), so no thread reads these
+        self.rows_buf[:n] = rows
+        self.actions_buf[:na] = actions
+        if K.publish(self.ctrl, self.gen, self.threads, n, na, mode, _threads.claim_size(n, self.threads)):
+            self.ctrl[K.C_STOP] = 0  # a helper is asleep: wake it (the step is published: it starts on it)
+            _threads.helpers.wake(self, range(1, self.threads))
+        if not K.advance_lead(self.ctrl, self.gen, self.threads, _threads.SETTLE_SPINS, *self.head, self.rows_buf,
+                              self.actions_buf, *self.arrays):
+            _await_step(self.ctrl, n, lambda: self.error)
+        return int(self.ctrl[K.C_DRY])
+
+
+def _await_step(ctrl: np.ndarray, n: int, error: Callable[[], BaseException | None]) -> None:
+    """Until every game of the step ``ctrl`` published is done: a helper holds a chunk (it is running it, or the OS
+    has descheduled it); short sleeps, so a busy machine's scheduler can run it.  A failed helper (``C_ERROR``) is
+    raised, not waited for.  An interrupt (Ctrl-C) is raised only once the helpers are out of the step's games, so
+    that the next step never overlaps them."""
+    interrupted: BaseException | None = None
+    while not K.wait_done(ctrl, n, _threads.SETTLE_SPINS):
+        if ctrl[K.C_ERROR]:
+            raise RuntimeError("a helper thread failed while stepping; its games were left part-stepped") \
+                from error()
+        try:
+            time.sleep(0)
+        except BaseException as exc:  # noqa: BLE001 - re-raised below, once the step is whole
+            interrupted = exc
+    if interrupted is not None:
+        raise interrupted
+
+
 class _VectorBase(ExactCopy, GameMetadata):
     """Buffers, seeding, auto-reset and the kernel call shared by the multi- and single-agent faces."""
 
@@ -180,6 +259,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._base_seed = 0 if seed is None else int(seed)
         self.num_threads = _threads.resolve_num_threads(num_threads)
         self._runner = _threads.Runner(self.num_threads)
+        self._team: _StepTeam | None = None  # the threaded steps' helpers, made on the first one
         self._cfg, self._spec, self._dice, self._offs = self.game.cfg, self.game.spec, self.game.dice, \
             self.game.obs_offsets
         self._states, self._rngs = self.game.new_states(B)
@@ -420,14 +500,13 @@ class _VectorBase(ExactCopy, GameMetadata):
             return K.advance(*head, rows, actions, *args)
 
         def threaded() -> int:
-            # one compiled call per thread: its own share of ``rows`` first, then help with the others' (``work``)
-            threads = self.num_threads
-            work = np.zeros(K.work_len(threads), dtype=np.int64)
-            size = _threads.claim_size(n, threads)
-            _threads.share(lambda index: K.advance_shared(work, size, index, threads, *head, rows, actions, *args),
-                           lambda: bool(work[K.W_DONE] == n), threads,
-                           settle=lambda: K.wait_done(work, n, _threads.SETTLE_SPINS))
-            return int(work[K.W_DRY])
+            arrays = (learner, *args[1:2], *args[3:])  # ``mode`` (args[2]) is a step parameter, not an array
+            team = self._team
+            if team is None or not team.serves(head, arrays):
+                if team is not None:
+                    team.stop()
+                team = self._team = _StepTeam(self.num_threads, head, arrays, self.num_envs)
+            return team.run(rows, actions, mode)
 
         return self._runner.either(alone, threaded, n)
 
@@ -549,7 +628,9 @@ class _VectorBase(ExactCopy, GameMetadata):
         K.refresh(self._states, self._cfg, self._spec, self._dice, self._offs, self._masks, self._obs, self._seats)
 
     def close(self) -> None:
-        pass
+        if self._team is not None:  # its helpers stop spinning for this env's steps now, not in a millisecond
+            self._team.stop()
+            self._team = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.game.name!r}, num_envs={self.num_envs}, num_players={self.num_players})"

@@ -20,7 +20,7 @@ from . import common as U
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit, njit_refcounted
-from .atomic import fetch_add
+from .atomic import compare_exchange, fetch_add, load, store
 from .invariants import check_state
 from .observe import observe_one
 from .prefetch import prefetch_game_head, prefetch_game_rest
@@ -158,71 +158,198 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
                           pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
 
 
-#: entries of ``advance_shared``'s ``work`` array (int64): the games finished, the sum of the finished chunks'
-#: results, then one counter per thread's share of ``rows`` (the next unclaimed game of that share, from its start)
-W_DONE = 0
-W_DRY = 1
-W_NEXT = 2
+#: the control array (int64, ``control_len(threads)``) that one env's threaded steps share with its helper threads,
+#: which stay in a compiled spin loop between steps (:func:`helper_spin`).  A step is published by raising
+#: ``C_GEN``; every thread then claims chunks of its games from one counter per thread's share of the rows.  A
+#: counter holds the step's generation in its high 32 bits (``TAG_MASK``) and the next unclaimed offset in the
+#: low ones, so a claim succeeds only for the step its thread read its parameters for: a helper the OS held up
+#: until the caller had moved on finds the tag changed and claims nothing.
+C_GEN = 0  # the step published last (1, 2, ...)
+C_DONE = 1  # games of that step finished
+C_DRY = 2  # sum of the finished chunks' results (games waiting for a seed-list refill)
+C_STOP = 3  # nonzero: helpers leave their spin loop (another env wants the threads, or the arrays changed)
+C_ERROR = 4  # nonzero: a helper's call raised (the caller re-raises it instead of waiting)
+C_N = 5  # the step's rows, its actions (0: no step, only resets), its mode and games per claim
+C_NA = 6
+C_MODE = 7
+C_CHUNK = 8
+C_ACTIVE = 9  # + h: helper h (1 .. threads - 1) is in its spin loop on this array
+TAG_SHIFT = 32
+TAG_MASK = (1 << 31) - 1
+OFFSET_MASK = (1 << TAG_SHIFT) - 1
 
 
-def work_len(threads: int) -> int:
-    """Length of ``advance_shared``'s ``work`` array for ``threads`` threads."""
-    return W_NEXT + threads
+def control_len(threads: int) -> int:
+    """Length of the control array of ``threads`` threads: the header, one flag per helper, one counter per share."""
+    return C_ACTIVE + 2 * threads
 
 
-@njit_refcounted(cache=True, nogil=True)
-def advance_shared(work, chunk, index, threads, states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp,
-                   mode, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf,
-                   counters, opp_ids, pool_kind, weights):
-    """:func:`advance` over ``rows`` by ``threads`` threads, each making one such call with the same ``work`` and
-    its own ``index`` (0 for the caller).
+CLAIM_USED_UP = -1  # what :func:`claim` returns when every game of the share is claimed
+CLAIM_STALE = -2  # ... when the step it was asked for is no longer the published one
 
-    ``rows`` is cut into ``threads`` contiguous shares.  A call takes chunks of ``chunk`` games of its own share
-    (``index`` modulo ``threads``) from that share's counter, then helps with the others' shares from their
-    counters, so a thread the OS does not schedule holds back at most a chunk.  Why shares: a thread steps the
-    same games from one step to the next, so their state rows stay in its core's cache; taking chunks from one
-    common counter dealt every game to either core at random, and a 1,024-game step moved most of its 4 MB
-    between the cores' caches (two threads ran each game 1.35x slower than one thread did).  ``work``
-    (``work_len(threads)`` int64, zeros at the start): a chunk's result is added to ``work[W_DRY]`` before its
-    games are added to ``work[W_DONE]``, so once ``work[W_DONE]`` is ``len(rows)`` every game is stepped and
-    ``work[W_DRY]`` is the total.  Returns the games this call ran.
-    """
-    total = rows.shape[0]
-    per = (total + threads - 1) // threads
+
+@njit(cache=True, nogil=True)
+def claim_slot(threads, share):
+    """The control array's entry of share ``share``'s claim counter."""
+    return C_ACTIVE + threads + share
+
+
+@njit(cache=True, nogil=True)
+def claim(ctrl, slot, tag, start, end, chunk):
+    """The first row of ``chunk`` rows claimed from the share ``[start, end)`` whose counter is ``ctrl[slot]``, for
+    the step tagged ``tag``; ``CLAIM_USED_UP`` if none is left, ``CLAIM_STALE`` if the counter holds another step's
+    tag (the caller published a new step: a thread that read the old one's parameters may claim nothing)."""
+    while True:
+        old = load(ctrl, slot)
+        if (old >> TAG_SHIFT) != tag:
+            return CLAIM_STALE
+        lo = start + (old & OFFSET_MASK)
+        if lo >= end:
+            return CLAIM_USED_UP
+        if compare_exchange(ctrl, slot, old, old + chunk) == old:
+            return lo
+
+
+@njit(cache=True, nogil=True)
+def _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, masks,
+                 obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
+                 pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw):
+    """Run the chunks of step ``gen`` this thread claims: its own share of the rows first (``index`` modulo
+    ``threads``), then the others', so a thread steps the same games from one step to the next and their state
+    rows stay in its core's cache, and a thread the OS does not schedule holds back at most one chunk.  A chunk's
+    result is added to ``C_DRY`` before its games to ``C_DONE``: once ``C_DONE`` is the step's row count, every
+    game is stepped and ``C_DRY`` is the total.  Returns the games this call ran."""
+    n = load(ctrl, C_N)
+    na = load(ctrl, C_NA)
+    mode = load(ctrl, C_MODE)
+    chunk = load(ctrl, C_CHUNK)
+    tag = gen & TAG_MASK
+    per = (n + threads - 1) // threads
     ran = 0
-    # one set of scratch rows per thread's call, not per chunk: a chunk is only 32 games at B=1024
-    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)
-    scratch_row = np.zeros(states.shape[1], dtype=np.int32)
-    fw, iw, bw = baseline_scratch(masks.shape[1])
     for k in range(threads):
         share = (index + k) % threads
+        slot = claim_slot(threads, share)
         start = share * per
-        end = min(total, start + per)
+        end = min(n, start + per)
         while True:
-            lo = start + fetch_add(work, W_NEXT + share, chunk)
-            if lo >= end:
+            lo = claim(ctrl, slot, tag, start, end, chunk)
+            if lo == CLAIM_STALE:  # the caller has published another step since this thread read gen
+                return ran
+            if lo == CLAIM_USED_UP:
                 break
             hi = min(lo + chunk, end)
-            dry = _advance_games(states, rngs, cfg, spec, dice, offs, rows[lo:hi], actions[lo:hi], learner, opp,
-                                 mode, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs,
-                                 seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw,
-                                 bw)
-            fetch_add(work, W_DRY, dry)
-            fetch_add(work, W_DONE, hi - lo)
+            acts = actions[lo:hi] if na > 0 else actions[:0]
+            dry = _advance_games(states, rngs, cfg, spec, dice, offs, rows[lo:hi], acts, learner, opp, mode, masks,
+                                 obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf,
+                                 counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
+            fetch_add(ctrl, C_DRY, dry)
+            fetch_add(ctrl, C_DONE, hi - lo)
             ran += hi - lo
     return ran
 
 
 @njit(cache=True, nogil=True)
-def wait_done(work, total, spins):
-    """Spin (without the GIL) until ``work[W_DONE]`` reaches ``total`` or ``spins`` reads have passed; returns
-    whether it did.  The caller of a threaded step runs out of chunks while a helper finishes its last one (tens
-    of microseconds); sleeping on an event instead costs a wake-up of about as long again.  Bounded, so a helper
-    that the OS has descheduled costs the caller this short spin and then a sleep, never a long busy wait."""
+def publish(ctrl, gen, threads, n, na, mode, chunk):
+    """Publish step ``gen`` of ``ctrl``: ``n`` rows and ``na`` actions (already in the team's buffers), ``mode``,
+    ``chunk`` games per claim.  The claim counters are reset first, so that a helper still holding the last step's
+    parameters finds the tag changed and claims nothing; ``C_GEN`` is raised last.  A separate call from
+    :func:`advance_lead`, so that spinning helpers start while the caller's own call is being dispatched.  Returns
+    how many helpers are not in their spin loop (the caller wakes them)."""
+    tag = gen & TAG_MASK
+    for share in range(threads):
+        store(ctrl, claim_slot(threads, share), tag << TAG_SHIFT)
+    store(ctrl, C_DONE, 0)
+    store(ctrl, C_DRY, 0)
+    store(ctrl, C_N, n)
+    store(ctrl, C_NA, na)
+    store(ctrl, C_MODE, mode)
+    store(ctrl, C_CHUNK, chunk)
+    store(ctrl, C_GEN, gen)
+    asleep = 0
+    for h in range(1, threads):
+        if load(ctrl, C_ACTIVE + h) == 0:
+            asleep += 1
+    return asleep
+
+
+@njit_refcounted(cache=True, nogil=True)
+def advance_lead(ctrl, gen, threads, spins, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner, opp,
+                 masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters,
+                 opp_ids, pool_kind, weights):
+    """The calling thread's part of published step ``gen``: claim chunks with the helpers, then spin up to
+    ``spins`` reads for the last chunks to finish.  Returns whether every game is done (if not, a helper still
+    holds a chunk and the caller waits)."""
+    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)
+    scratch_row = np.zeros(states.shape[1], dtype=np.int32)
+    fw, iw, bw = baseline_scratch(masks.shape[1])
+    _claim_games(ctrl, gen, 0, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner, opp,
+                 masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters,
+                 opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
+    return wait_done(ctrl, load(ctrl, C_N), spins)
+
+
+@njit_refcounted(cache=True, nogil=True)
+def helper_spin(ctrl, index, threads, spins, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner,
+                opp, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf,
+                counters, opp_ids, pool_kind, weights):
+    """Helper ``index``'s loop: help with every step published on ``ctrl``, and between steps spin (without the
+    GIL) for the next one, up to ``spins`` reads after the last, then leave.
+
+    Waking a sleeping thread costs 50-250 microseconds on the development VMs, a third of a 1,024-game step or
+    more; a helper that spins through the caller's Python between two steps starts each step as soon as it is
+    published.  The spin is bounded (about a millisecond, :func:`uno_env._threads.helper_spins`), so a helper of
+    an env that stops stepping (or that the runner keeps to one thread on a busy machine) goes back to sleep.
+    ``C_ACTIVE + index`` says whether it is in the loop; it is cleared before the last look at ``C_GEN`` and the
+    caller reads it after raising ``C_GEN``, so a step is never published to a helper that already left unseen.
+    """
+    store(ctrl, C_ACTIVE + index, 1)
+    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)
+    scratch_row = np.zeros(states.shape[1], dtype=np.int32)
+    fw, iw, bw = baseline_scratch(masks.shape[1])
+    seen = -1
+    left = spins
+    while load(ctrl, C_STOP) == 0:
+        gen = load(ctrl, C_GEN)
+        if gen != seen:
+            seen = gen
+            _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf,
+                         learner, opp, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs,
+                         seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
+            left = spins
+            continue
+        left -= 1
+        if left <= 0:
+            store(ctrl, C_ACTIVE + index, 0)
+            if load(ctrl, C_GEN) == seen or load(ctrl, C_STOP) != 0:
+                return
+            store(ctrl, C_ACTIVE + index, 1)  # a step came in as it was leaving: the caller counts on it
+            left = spins
+    store(ctrl, C_ACTIVE + index, 0)
+
+
+@njit(cache=True, nogil=True)
+def spin_probe(ctrl, spins):
+    """The reads of :func:`helper_spin`'s wait, ``spins`` times (``C_GEN`` unchanged): times its reads per second."""
+    changed = 0
+    seen = load(ctrl, C_GEN)
     for _ in range(spins):
-        if fetch_add(work, W_DONE, 0) >= total:  # an atomic read: a plain one could be hoisted out of the loop
+        if load(ctrl, C_STOP) != 0:
+            changed += 1
+        if load(ctrl, C_GEN) != seen:
+            changed += 1
+    return changed
+
+
+@njit(cache=True, nogil=True)
+def wait_done(ctrl, total, spins):
+    """Spin (without the GIL) until ``ctrl[C_DONE]`` reaches ``total`` or ``spins`` reads have passed; returns
+    whether it did.  The caller of a threaded step runs out of chunks while a helper finishes its last one (tens
+    of microseconds); sleeping instead costs a wake-up of about as long again.  Bounded, so a helper that the OS
+    has descheduled costs the caller this short spin and then short sleeps, never a long busy wait."""
+    for _ in range(spins):
+        if load(ctrl, C_DONE) >= total:
             return True
-    return fetch_add(work, W_DONE, 0) >= total
+    return load(ctrl, C_DONE) >= total
 
 
 @njit(cache=True, nogil=True)
