@@ -137,6 +137,30 @@ def test_helpers_spin_between_steps_then_sleep(monkeypatch):
     assert _idle_cpu() < 0.05
 
 
+def test_helpers_spin_only_when_steps_come_close_together(monkeypatch):
+    """Steps back to back: the caller asks its helpers to spin for the next one.  Steps further apart than the
+    spin (a slow policy between them): it asks for none, so the helpers do not take a CPU from that policy."""
+    _always_threaded(monkeypatch)
+    asked = []
+    publish = K.publish
+
+    def recording(*args):
+        asked.append(args[-1])
+        return publish(*args)
+
+    monkeypatch.setattr(K, "publish", recording)
+    env = V.UnoVectorEnv("classic", B, seed=2, num_threads=2)
+    env.reset()
+    _random_steps(env, 20)
+    assert asked[-1] == _threads.helper_spins() > 0
+    for _ in range(12):
+        time.sleep(3 * _threads.HELPER_SPIN_SECONDS)
+        _random_steps(env, 1)
+    assert asked[-1] == 0
+    _random_steps(env, 20)
+    assert asked[-1] > 0
+
+
 def test_envs_that_take_turns_share_the_helpers(monkeypatch):
     """Two envs stepped in turn: each publish asks the helpers to leave the other env's loop; the games come out as
     on one thread."""
@@ -165,20 +189,20 @@ def test_a_thread_late_for_a_step_claims_nothing():
     start of each share, each once."""
     threads, n, chunk = 2, 100, 16
     ctrl = np.zeros(K.control_len(threads), dtype=np.int64)
-    assert K.publish(ctrl, 1, threads, n, n, 0, chunk) == threads - 1  # no helper is in its spin loop
+    assert K.publish(ctrl, 1, threads, n, n, 0, chunk, 0) == threads - 1  # no helper is in its spin loop
     per = n // threads
     for share in range(threads):
         slot, start = K.claim_slot(threads, share), share * per
         got = [K.claim(ctrl, slot, 1, start, start + per, chunk) for _ in range(5)]
         assert got == [start, start + 16, start + 32, start + 48, K.CLAIM_USED_UP]
-    assert K.publish(ctrl, 2, threads, n, 0, 0, chunk) == 1
+    assert K.publish(ctrl, 2, threads, n, 0, 0, chunk, 0) == 1
     assert ctrl[K.C_GEN] == 2 and ctrl[K.C_DONE] == 0 and ctrl[K.C_NA] == 0
     for share in range(threads):
         slot, start = K.claim_slot(threads, share), share * per
         assert K.claim(ctrl, slot, 1, start, start + per, chunk) == K.CLAIM_STALE
         assert K.claim(ctrl, slot, 2, start, start + per, chunk) == start
     # the tag wraps at 31 bits: a step 2**31 steps later is told apart from the one before it
-    assert K.publish(ctrl, 2 + K.TAG_MASK, threads, n, n, 0, chunk) == 1
+    assert K.publish(ctrl, 2 + K.TAG_MASK, threads, n, n, 0, chunk, 0) == 1
     assert K.claim(ctrl, K.claim_slot(threads, 0), 2 & K.TAG_MASK, 0, per, chunk) == K.CLAIM_STALE
 
 

@@ -175,6 +175,9 @@ class _StepTeam:
         self.gen = 0
         self.error: BaseException | None = None
         self.pid = os.getpid()
+        # the caller's time between two steps (a moving average): the helpers spin through it when it is short
+        self.gap = 0.0
+        self.last_end: float | None = None
         # compile (or load from the cache) the helpers' loop here: a helper thread compiling it would help with
         # nothing for seconds, and a daemon thread inside LLVM when the interpreter exits aborts the process
         self.ctrl[K.C_STOP] = 1
@@ -188,8 +191,7 @@ class _StepTeam:
 
     # -- the helpers' side (``_threads.HelperPool``)
     def spin(self, index: int) -> None:
-        K.helper_spin(self.ctrl, index, self.threads, _threads.helper_spins(), *self.head, self.rows_buf,
-                      self.actions_buf, *self.arrays)
+        K.helper_spin(self.ctrl, index, self.threads, *self.head, self.rows_buf, self.actions_buf, *self.arrays)
 
     def fail(self, exc: BaseException) -> None:
         self.error = exc
@@ -204,17 +206,22 @@ class _StepTeam:
         if self.error is not None:
             raise RuntimeError("a helper thread of this env failed earlier; its games were left part-stepped") \
                 from self.error
+        now = time.perf_counter()
+        if self.last_end is not None:
+            self.gap += 0.3 * (now - self.last_end - self.gap)
+        spins = _threads.helper_spins() if self.gap < _threads.HELPER_SPIN_SECONDS else 0
         self.gen += 1
         n, na = rows.shape[0], actions.shape[0]
         # no step of this team is running (the last one ended with every game done), so no thread reads these
         self.rows_buf[:n] = rows
         self.actions_buf[:na] = actions
-        if K.publish(self.ctrl, self.gen, self.threads, n, na, mode, _threads.claim_size(n, self.threads)):
+        if K.publish(self.ctrl, self.gen, self.threads, n, na, mode, _threads.claim_size(n, self.threads), spins):
             self.ctrl[K.C_STOP] = 0  # a helper is asleep: wake it (the step is published: it starts on it)
             _threads.helpers.wake(self, range(1, self.threads))
         if not K.advance_lead(self.ctrl, self.gen, self.threads, _threads.SETTLE_SPINS, *self.head, self.rows_buf,
                               self.actions_buf, *self.arrays):
             _await_step(self.ctrl, n, lambda: self.error)
+        self.last_end = time.perf_counter()
         return int(self.ctrl[K.C_DRY])
 
 

@@ -173,7 +173,8 @@ C_N = 5  # the step's rows, its actions (0: no step, only resets), its mode and 
 C_NA = 6
 C_MODE = 7
 C_CHUNK = 8
-C_ACTIVE = 9  # + h: helper h (1 .. threads - 1) is in its spin loop on this array
+C_SPINS = 9  # reads a helper spins for the next step after this one (0: it sleeps at once)
+C_ACTIVE = 10  # + h: helper h (1 .. threads - 1) is in its spin loop on this array
 TAG_SHIFT = 32
 TAG_MASK = (1 << 31) - 1
 OFFSET_MASK = (1 << TAG_SHIFT) - 1
@@ -249,9 +250,10 @@ def _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs,
 
 
 @njit(cache=True, nogil=True)
-def publish(ctrl, gen, threads, n, na, mode, chunk):
+def publish(ctrl, gen, threads, n, na, mode, chunk, spins):
     """Publish step ``gen`` of ``ctrl``: ``n`` rows and ``na`` actions (already in the team's buffers), ``mode``,
-    ``chunk`` games per claim.  The claim counters are reset first, so that a helper still holding the last step's
+    ``chunk`` games per claim, and how long the helpers spin for the next step once this one is done (``spins``
+    reads).  The claim counters are reset first, so that a helper still holding the last step's
     parameters finds the tag changed and claims nothing; ``C_GEN`` is raised last.  A separate call from
     :func:`advance_lead`, so that spinning helpers start while the caller's own call is being dispatched.  Returns
     how many helpers are not in their spin loop (the caller wakes them)."""
@@ -264,6 +266,7 @@ def publish(ctrl, gen, threads, n, na, mode, chunk):
     store(ctrl, C_NA, na)
     store(ctrl, C_MODE, mode)
     store(ctrl, C_CHUNK, chunk)
+    store(ctrl, C_SPINS, spins)
     store(ctrl, C_GEN, gen)
     asleep = 0
     for h in range(1, threads):
@@ -289,16 +292,18 @@ def advance_lead(ctrl, gen, threads, spins, states, rngs, cfg, spec, dice, offs,
 
 
 @njit_refcounted(cache=True, nogil=True)
-def helper_spin(ctrl, index, threads, spins, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner,
+def helper_spin(ctrl, index, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner,
                 opp, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf,
                 counters, opp_ids, pool_kind, weights):
     """Helper ``index``'s loop: help with every step published on ``ctrl``, and between steps spin (without the
-    GIL) for the next one, up to ``spins`` reads after the last, then leave.
+    GIL) for the next one, up to the last step's ``C_SPINS`` reads, then leave.
 
     Waking a sleeping thread costs 50-250 microseconds on the development VMs, a third of a 1,024-game step or
     more; a helper that spins through the caller's Python between two steps starts each step as soon as it is
     published.  The spin is bounded (about a millisecond, :func:`uno_env._threads.helper_spins`), so a helper of
-    an env that stops stepping (or that the runner keeps to one thread on a busy machine) goes back to sleep.
+    an env that stops stepping (or that the runner keeps to one thread on a busy machine) goes back to sleep, and
+    the caller asks for none when its steps come further apart than that (a policy whose forward pass takes
+    longer would only lose a CPU to it).
     ``C_ACTIVE + index`` says whether it is in the loop; it is cleared before the last look at ``C_GEN`` and the
     caller reads it after raising ``C_GEN``, so a step is never published to a helper that already left unseen.
     """
@@ -307,7 +312,7 @@ def helper_spin(ctrl, index, threads, spins, states, rngs, cfg, spec, dice, offs
     scratch_row = np.zeros(states.shape[1], dtype=np.int32)
     fw, iw, bw = baseline_scratch(masks.shape[1])
     seen = -1
-    left = spins
+    left = 0
     while load(ctrl, C_STOP) == 0:
         gen = load(ctrl, C_GEN)
         if gen != seen:
@@ -315,7 +320,7 @@ def helper_spin(ctrl, index, threads, spins, states, rngs, cfg, spec, dice, offs
             _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf,
                          learner, opp, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs,
                          seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
-            left = spins
+            left = load(ctrl, C_SPINS)
             continue
         left -= 1
         if left <= 0:
@@ -323,7 +328,6 @@ def helper_spin(ctrl, index, threads, spins, states, rngs, cfg, spec, dice, offs
             if load(ctrl, C_GEN) == seen or load(ctrl, C_STOP) != 0:
                 return
             store(ctrl, C_ACTIVE + index, 1)  # a step came in as it was leaving: the caller counts on it
-            left = spins
     store(ctrl, C_ACTIVE + index, 0)
 
 
