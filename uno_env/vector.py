@@ -207,8 +207,8 @@ class _StepTeam:
             raise RuntimeError("a helper thread of this env failed earlier; its games were left part-stepped") \
                 from self.error
         now = time.perf_counter()
-        if self.last_end is not None:
-            self.gap += 0.3 * (now - self.last_end - self.gap)
+        if self.last_end is not None:  # clipped: one long pause (the env left idle for a while) counts as two spins
+            self.gap += 0.3 * (min(now - self.last_end, 2 * _threads.HELPER_SPIN_SECONDS) - self.gap)
         spins = _threads.helper_spins() if self.gap < _threads.HELPER_SPIN_SECONDS else 0
         self.gen += 1
         n, na = rows.shape[0], actions.shape[0]
