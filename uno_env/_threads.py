@@ -11,14 +11,14 @@ numba's ``parallel=True`` threading layers, which were unsafe by default:
 Here nothing outside this module changes: no environment variable, no runtime's thread count.  Work is split into
 more chunks than threads and every thread, the caller's included, claims the next unclaimed chunk; a thread that
 the OS does not schedule (a busy machine) just claims fewer chunks and the caller does the rest, so a call is never
-much slower than running it on one thread.  Idle workers sleep on a condition variable (no spinning).
+much slower than running it on one thread.  That pool's idle workers sleep on a condition variable.
 
 The simulator's step claims its chunks inside the compiled code (``core.batch.advance_lead``, ``helper_spin``):
 each thread takes pieces of the batch from atomic counters until none is left, so the work is handed out once per
 thread, not once per chunk.  Between steps the helper threads stay in their compiled call and spin (without the
 GIL, for about a millisecond, :data:`HELPER_SPIN_SECONDS`) for the next step, which the caller publishes by
-raising a counter: waking a sleeping thread cost 50-250 microseconds on the development VMs, up to a third of a
-1,024-game step.  A helper that has stopped spinning sleeps until the caller wakes it (:class:`HelperPool`).
+raising a counter: waking a sleeping thread cost 100-300 microseconds on the AMD EPYC development VM, up to half
+of a 1,024-game step.  A helper that has stopped spinning sleeps until the caller wakes it (:class:`HelperPool`).
 """
 from __future__ import annotations
 
@@ -225,17 +225,17 @@ class HelperPool:
             with self._cv:
                 while index not in self._pending:
                     self._cv.wait()
-                job: _HelperJob | None = self._pending.pop(index)
-                self._running[index] = job  # type: ignore[assignment]
+                job = self._pending.pop(index)
+                self._running[index] = job
             try:
-                job.spin(index)  # type: ignore[union-attr]
+                job.spin(index)
             except BaseException as exc:  # noqa: BLE001 - handed to the job's caller, which re-raises it
-                job.fail(exc)  # type: ignore[union-attr]
+                job.fail(exc)
             finally:
                 with self._cv:
                     if self._running.get(index) is job:
                         del self._running[index]
-                job = None  # an env's arrays are not kept alive by an idle helper
+            del job  # an env's arrays are not kept alive by an idle helper
 
 
 class _HelperJob(Protocol):

@@ -204,8 +204,8 @@ class _StepTeam:
     def run(self, rows: np.ndarray, actions: np.ndarray, mode: int) -> int:
         """Step ``rows`` on every thread; returns the games left waiting for a seed-list refill."""
         if self.error is not None:
-            raise RuntimeError("a helper thread of this env failed earlier; its games were left part-stepped") \
-                from self.error
+            raise RuntimeError("a helper thread of this env failed earlier (its games may be part-stepped): make a "
+                               "new env, or use num_threads=1") from self.error
         now = time.perf_counter()
         if self.last_end is not None:  # clipped: one long pause (the env left idle for a while) counts as two spins
             self.gap += 0.3 * (min(now - self.last_end, 2 * _threads.HELPER_SPIN_SECONDS) - self.gap)
@@ -507,7 +507,7 @@ class _VectorBase(ExactCopy, GameMetadata):
             return K.advance(*head, rows, actions, *args)
 
         def threaded() -> int:
-            arrays = (learner, *args[1:2], *args[3:])  # ``mode`` (args[2]) is a step parameter, not an array
+            arrays = (args[0], args[1], *args[3:])  # ``mode`` (args[2]) is a step parameter, not an array
             team = self._team
             if team is None or not team.serves(head, arrays):
                 if team is not None:

@@ -298,8 +298,8 @@ def helper_spin(ctrl, index, threads, states, rngs, cfg, spec, dice, offs, rows_
     """Helper ``index``'s loop: help with every step published on ``ctrl``, and between steps spin (without the
     GIL) for the next one, up to the last step's ``C_SPINS`` reads, then leave.
 
-    Waking a sleeping thread costs 50-250 microseconds on the development VMs, a third of a 1,024-game step or
-    more; a helper that spins through the caller's Python between two steps starts each step as soon as it is
+    Waking a sleeping thread costs 100-300 microseconds on the AMD EPYC development VM, up to half a 1,024-game
+    step; a helper that spins through the caller's Python between two steps starts each step as soon as it is
     published.  The spin is bounded (about a millisecond, :func:`uno_env._threads.helper_spins`), so a helper of
     an env that stops stepping (or that the runner keeps to one thread on a busy machine) goes back to sleep, and
     the caller asks for none when its steps come further apart than that (a policy whose forward pass takes
