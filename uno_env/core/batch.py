@@ -118,6 +118,15 @@ def _add_rewards(r, n, rewards, lrew, b, me):
 
 
 @njit_refcounted(cache=True, nogil=True)
+def step_scratch(states, obs, masks):
+    """One thread's work rows for stepping games, allocated once per call of an entry point (allocating needs
+    reference counting, which the loop over the games is compiled without: ``_jit.py``): what a compiled opponent
+    sees, the heuristic's rule questions, and the compiled opponents' work arrays."""
+    fw, iw, bw = baseline_scratch(masks.shape[1])
+    return np.empty(obs.shape[1], dtype=np.float32), np.zeros(states.shape[1], dtype=np.int32), fw, iw, bw
+
+
+@njit_refcounted(cache=True, nogil=True)
 def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
             rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind, weights):
     """Step, auto-reset, (compiled opponents,) observe; returns how many games wait for a seed-list refill.
@@ -149,10 +158,7 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
     pool_kind int64 (P,)  what plays each pool index (``baselines.KIND_*``); length 0: every opponent is random
     weights  f64 (W,)     the compiled baselines' parameters (``baselines.baseline_weight_array``)
     """
-    # allocating needs reference counting, which the loop over the games is compiled without (``_jit.py``)
-    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)  # what a compiled opponent sees
-    scratch_row = np.zeros(states.shape[1], dtype=np.int32)  # the heuristic's rule questions
-    fw, iw, bw = baseline_scratch(masks.shape[1])  # the compiled opponents' work arrays
+    scratch_obs, scratch_row, fw, iw, bw = step_scratch(states, obs, masks)
     return _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats,
                           rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
                           pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
@@ -282,9 +288,7 @@ def advance_lead(ctrl, gen, threads, spins, states, rngs, cfg, spec, dice, offs,
     """The calling thread's part of published step ``gen``: claim chunks with the helpers, then spin up to
     ``spins`` reads for the last chunks to finish.  Returns whether every game is done (if not, a helper still
     holds a chunk and the caller waits)."""
-    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)
-    scratch_row = np.zeros(states.shape[1], dtype=np.int32)
-    fw, iw, bw = baseline_scratch(masks.shape[1])
+    scratch_obs, scratch_row, fw, iw, bw = step_scratch(states, obs, masks)
     _claim_games(ctrl, gen, 0, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner, opp,
                  masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters,
                  opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
@@ -308,9 +312,7 @@ def helper_spin(ctrl, index, threads, states, rngs, cfg, spec, dice, offs, rows_
     caller reads it after raising ``C_GEN``, so a step is never published to a helper that already left unseen.
     """
     store(ctrl, C_ACTIVE + index, 1)
-    scratch_obs = np.empty(obs.shape[1], dtype=np.float32)
-    scratch_row = np.zeros(states.shape[1], dtype=np.int32)
-    fw, iw, bw = baseline_scratch(masks.shape[1])
+    scratch_obs, scratch_row, fw, iw, bw = step_scratch(states, obs, masks)
     seen = -1
     left = 0
     while load(ctrl, C_STOP) == 0:
