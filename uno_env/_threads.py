@@ -304,14 +304,12 @@ class Runner:
     one thread.  So the runner times its calls (seconds per game, a moving average for each way of running) and
     uses the faster way, trying the other one for ``EXPLORE_CALLS`` calls every ``EXPLORE_EVERY`` calls to notice
     when the load changes (an exploring call can only lower the other way's estimate, so threads come back within
-    one exploration once a machine is quiet again).  When the faster way changes, the first exploration comes
-    after ``EXPLORE_FIRST`` calls and the gap doubles up to ``EXPLORE_EVERY``: a change that a few slow calls
-    caused on a quiet machine is undone within a few calls, not 32.  Which way a call runs never changes its
+    one exploration once a machine is quiet again).  A single call more than twice as slow as the average is left
+    out of it (a helper the OS ran late once); two in a row count.  Which way a call runs never changes its
     results.
     """
 
     EXPLORE_EVERY = 32
-    EXPLORE_FIRST = 4
     # calls in a row that an exploration of the threads makes: the first threaded call after the helpers slept for
     # a while pays their wake-up (measured: it made the runner keep to one thread on a quiet machine), the next
     # ones do not.  An exploration of the calling thread alone is one call: a second one let the helpers' spin
@@ -326,9 +324,7 @@ class Runner:
         self._calls = 0
         self._explore_way = 0
         self._explore_left = 0  # calls left in the current exploration
-        self._explore_gap = self.EXPLORE_EVERY  # calls from one exploration to the next
-        self._explore_at = self.EXPLORE_EVERY  # the call that starts the next exploration
-        self._faster = -1  # the way the estimates chose last (-1: none yet)
+        self._slow_once = [False, False]  # whether the way's last call was an outlier left out of its average
 
     @property
     def threaded_share(self) -> float | None:
@@ -358,14 +354,7 @@ class Runner:
             way = 0 if self._seen[0] <= self._seen[1] else 1
         else:
             way = 1 if many < one else 0
-            if way != self._faster:
-                if self._faster >= 0:  # look at the other way again soon, then less and less often
-                    self._explore_gap = self.EXPLORE_FIRST
-                    self._explore_at = self._calls + self._explore_gap
-                self._faster = way
-            if self._calls >= self._explore_at:
-                self._explore_gap = min(2 * self._explore_gap, self.EXPLORE_EVERY)
-                self._explore_at = self._calls + self._explore_gap
+            if self._calls % self.EXPLORE_EVERY == 0:
                 way, exploring = 1 - way, True
                 self._explore_way, self._explore_left = way, (self.EXPLORE_CALLS if way == 1 else 1) - 1
         start = time.perf_counter()
@@ -381,9 +370,12 @@ class Runner:
                 # busier moment), and one slow sample is mostly noise; if it is better now it gets used, and its
                 # average follows every call from then on
                 self._cost[way] = min(old, cost)
+            elif cost > 2.0 * old and not self._slow_once[way]:
+                # one slow call (a helper the OS ran late once on a quiet machine) used to tip the runner to one
+                # thread until the next exploration, 32 calls later; a loaded machine makes slow calls in a row,
+                # and the second one counts in full
+                self._slow_once[way] = True
             else:
-                # one slow call (a helper the OS ran late once) moves the average by at most ALPHA of itself: it
-                # used to tip a quiet machine's runner to one thread until the next exploration, 32 calls later;
-                # a lasting change (a loaded machine) still doubles the estimate within three calls
-                self._cost[way] = old + self.ALPHA * (min(cost, 2.0 * old) - old)
+                self._slow_once[way] = False
+                self._cost[way] = old + self.ALPHA * (cost - old)
         return result
