@@ -50,18 +50,15 @@ def main() -> None:
     none = np.empty(0, dtype=np.int64)
     head = (env._states, env._rngs, env._cfg, env._spec, env._dice, env._offs)
     rows = env._all
-    tail0 = (none, env._opp, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew, env._terminated,
-             env._truncated, env._final, env._final_obs, env._seed_buf, env._counters, env._opponent_ids,
-             env._pool_kind, env._weights)
-    team = _StepTeam(T, head, tail0, B)
+    mode = K.MODE_PREFETCH if env.prefetch else 0
+    tail = (none, env._opp, mode, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew,
+            env._terminated, env._truncated, env._final, env._final_obs, env._seed_buf, env._counters,
+            env._opponent_ids, env._pool_kind, env._weights)
+    team = _StepTeam(T, head, tail[:2] + tail[3:], B)  # the team takes the arrays; ``mode`` is a step parameter
 
     def step(way: str) -> None:
         acts = env._check_actions(rows, policy.act_batch(env.observations, env.masks))
         env._clear()
-        mode = K.MODE_PREFETCH if env.prefetch else 0
-        tail = (none, env._opp, mode, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew,
-                env._terminated, env._truncated, env._final, env._final_obs, env._seed_buf, env._counters,
-                env._opponent_ids, env._pool_kind, env._weights)
         if way == "alone":
             K.advance(*head, rows, acts, *tail)
         elif way == "chunks":

@@ -158,15 +158,15 @@ class _Pool:
         if helpers <= 0 or not self._busy.acquire(blocking=False):
             return sum(fn(i) for i in range(count))
         job = _Job(fn, count)
-        self._run_job(job, helpers, job.work)
+        self._run_job(job, helpers)
         return job.total
 
-    def _run_job(self, job: _Job, helpers: int, callers_part: Callable[[], object]) -> None:
-        """Start ``helpers`` workers on ``job`` (the pool is already ``_busy``), run the caller's part, wait for the
-        job to be done and release the pool; an error of any thread is raised here."""
+    def _run_job(self, job: _Job, helpers: int) -> None:
+        """Start ``helpers`` workers on ``job`` (the pool is already ``_busy``), work on it on the calling thread too,
+        wait for it to be done and release the pool; an error of any thread is raised here."""
         try:
             self._start_helpers(job, helpers)
-            callers_part()
+            job.work()
             job.done.wait()
         except BaseException as exc:  # e.g. Ctrl-C: stop handing out work, let the running calls end
             if job.error is None:
