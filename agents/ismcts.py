@@ -102,7 +102,7 @@ import numpy as np
 from uno_env.core import engine as E
 from uno_env.core import search as S
 from uno_env.core.baselines import heuristic_weight_array
-from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
+from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_DTYPE, STATE_LEN
 from uno_env.core.observe import observe_one
 
 from .base import BaseAgent, NoLegalActionError
@@ -269,7 +269,7 @@ class ISMCTSAgent(BaseAgent):
         self._seed_word(seed)
         self._tree_nodes = 0
         a = self.num_actions
-        self._s = np.zeros(self.game.state_len, dtype=np.int32)
+        self._s = np.zeros(self.game.state_len, dtype=STATE_DTYPE)
         self._srng = np.zeros(1, dtype=np.uint64)
         self._mask = np.zeros(a, dtype=np.int8)
         self._root_mask = np.zeros(a, dtype=np.int8)
@@ -278,8 +278,8 @@ class ISMCTSAgent(BaseAgent):
         self._obs = np.zeros(self.game.obs_dim, dtype=np.float32)
         self._offs = self.game.obs_offsets
         self._w = heuristic_weight_array()
-        self._hs = np.zeros(STATE_LEN, dtype=np.int32)
-        self._s2 = np.zeros(self.game.state_len, dtype=np.int32)
+        self._hs = np.zeros(STATE_LEN, dtype=STATE_DTYPE)
+        self._s2 = np.zeros(self.game.state_len, dtype=STATE_DTYPE)
         self._srng2 = np.zeros(1, dtype=np.uint64)
         self._prng = np.zeros(1, dtype=np.uint64)
         self._totals = np.zeros(a, dtype=np.float64)
@@ -335,15 +335,15 @@ class ISMCTSAgent(BaseAgent):
         self._tree_nodes = nodes
 
     def act_from_state(self, state: np.ndarray, seat: int | None = None) -> int:
-        """The search's action for the seat to act in ``state`` (an int32 state row of this game).
+        """The search's action for the seat to act in ``state`` (a state row of this game, ``STATE_DTYPE``).
 
         The state is read only through the determinization: what the seat to act cannot see is redrawn in every
         simulation.  ``seat``, when given, must be the seat to act.
         """
         g = self.game
         st = np.asarray(state)
-        if st.dtype != np.int32 or st.shape != (g.state_len,):
-            raise ValueError(f"ismcts: state must be an int32 state row of length {g.state_len}; got {st.dtype} "
+        if st.dtype != STATE_DTYPE or st.shape != (g.state_len,):
+            raise ValueError(f"ismcts: state must be an int16 state row of length {g.state_len}; got {st.dtype} "
                              f"{st.shape}")
         # every field in range before compiled code indexes by it (shown_from, top...), then the invariants
         problem = g.state_problem(st)

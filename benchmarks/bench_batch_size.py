@@ -3,7 +3,7 @@
 Issue 17 asks that B=8192 runs at least as fast per game as B=1024.  On a shared machine two sequential runs see
 different loads, so this alternates short bursts of the two batch sizes in one process, on one simulator thread,
 and counts steps per CPU-second of this process; the ratio of the medians is the number to read.  The bytes a game
-keeps are printed beside it: its state row (``Game.state_len`` int32 entries) and the float32 observation and int8
+keeps are printed beside it: its state row (``Game.state_len`` int16 entries) and the float32 observation and int8
 legal mask rows that every step writes.  With more than two ``--batches`` (a sweep, e.g. ``256 1024 2048 4096 8192
 16384``) every size is compared with the first.  The simulator prefetches only batches over
 ``uno_env.vector.PREFETCH_MIN_BYTES``; ``--prefetch-ab`` instead alternates bursts with and without prefetching at
@@ -105,7 +105,7 @@ def main() -> None:
                 for b in (batches if i % 2 == 0 else batches[::-1]):
                     runs[b].append(burst(envs[b], policy, args.burst))
             med = {b: statistics.median(v) for b, v in runs.items()}
-            row_bytes = 4 * envs[small].game.state_len
+            row_bytes = envs[small].states[0].nbytes
             io_bytes = envs[small].observations[0].nbytes + envs[small].masks[0].nbytes
             line = f"{game:<9}{n:>7}{row_bytes:>11,}{io_bytes:>10,}" + "".join(f"{med[b]:>13,.0f}" for b in batches)
             line += "".join(f"{med[b] / med[small]:>{11 if len(batches) == 2 else 12}.2f}" for b in batches[1:])

@@ -39,14 +39,14 @@ def test_every_environment_keeps_rows_of_its_player_count(game, n):
 def test_views_refuse_rows_of_other_lengths_naming_the_lengths():
     for length in (L.state_len(2) - 1, L.state_len(2) + 1, 1095 - 1, 0):
         with pytest.raises(ValueError, match=r"state_len\(num_players\)"):
-            L.StateView(np.zeros(length, np.int32))
+            L.StateView(np.zeros(length, L.STATE_DTYPE))
         with pytest.raises(ValueError, match=r"state_len\(num_players\)"):
-            L.BatchView(np.zeros((2, length), np.int32))
+            L.BatchView(np.zeros((2, length), L.STATE_DTYPE))
     with pytest.raises(ValueError, match=r"for 3 players"):
-        L.StateView(np.zeros(L.state_len(2), np.int32), num_players=3)
+        L.StateView(np.zeros(L.state_len(2), L.STATE_DTYPE), num_players=3)
     with pytest.raises(ValueError, match="1-D"):
-        L.StateView(np.zeros((2, L.state_len(2)), np.int32))
-    v = L.StateView(np.zeros(L.state_len(4), np.int32))
+        L.StateView(np.zeros((2, L.state_len(2)), L.STATE_DTYPE))
+    v = L.StateView(np.zeros(L.state_len(4), L.STATE_DTYPE))
     assert v.num_players == 4 and v.hand.shape == (4, L.MAX_KINDS)
 
 

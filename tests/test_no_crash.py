@@ -43,12 +43,20 @@ CHILD = textwrap.dedent('''
     attempt("state_dict_negative", lambda: env.state_dict(-1))
 
     def bad_seat_refresh():
-        env.state_view.cur[1] = 10**6
+        env.state_view.cur[1] = 10**4
         try:
             env.refresh()
         finally:
             env.state_view.cur[1] = 0
     attempt("refresh_bad_seat", bad_seat_refresh)
+
+    def value_past_the_entries():  # numpy refuses it at the assignment: the row never holds it
+        before = env.states.copy()
+        try:
+            env.state_view.cur[1] = 10**6
+        finally:
+            assert np.array_equal(env.states, before)
+    attempt("edit_past_int16", value_past_the_entries)
 
     def bad_top_refresh():
         saved = env.states.copy()
@@ -61,7 +69,7 @@ CHILD = textwrap.dedent('''
 
     def bad_pile_refresh():
         saved = env.states.copy()
-        env.states[0, E.S_DRAW_N] = 2**30
+        env.states[0, E.S_DRAW_N] = 30_000  # the largest pile size a row can hold (int16), far past any game
         try:
             env.refresh()
         finally:
@@ -89,7 +97,7 @@ CHILD = textwrap.dedent('''
 
     def dice_check_invariants():
         saved = dice.states.copy()
-        dice.states[1, E.S_DRAW_N] = 10**8
+        dice.states[1, E.S_DRAW_N] = 30_000
         try:
             print("bad games:", dice.check_invariants().tolist(), file=sys.stderr)
             assert dice.check_invariants().tolist() == [1]
@@ -131,7 +139,8 @@ def outcomes() -> dict[str, str]:
     ("observe_bad_seat", ["ValueError", "seats"]),
     ("step_huge_row", ["ValueError", "10000000"]),
     ("state_dict_negative", ["ValueError", "[0, 4)"]),
-    ("refresh_bad_seat", ["ValueError", "game 1", "'cur'", "1000000"]),
+    ("refresh_bad_seat", ["ValueError", "game 1", "'cur'", "10000"]),
+    ("edit_past_int16", ["OverflowError", "1000000", "int16"]),
     ("refresh_bad_top", ["ValueError", "game 2", "'top'", "-5"]),
     ("refresh_huge_pile", ["ValueError", "game 0", "'draw_n'"]),
     ("restore_bad_phase", ["ValueError", "game 3", "phase", "99", "nothing was restored"]),

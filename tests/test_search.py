@@ -13,7 +13,7 @@ from uno_env.core import engine as E
 from uno_env.core.determinize import SAMPLE_INCONSISTENT, SAMPLE_OK, determinize
 from uno_env.core.game import Game
 from uno_env.core.invariants import check_state
-from uno_env.core.layout import MAX_ITEMS, MAX_KINDS, MAX_PLAYERS, PHASE_NAMES
+from uno_env.core.layout import MAX_ITEMS, MAX_KINDS, MAX_PLAYERS, PHASE_NAMES, STATE_DTYPE
 from uno_env.core.observe import observe_one
 from uno_env.vector import game_seed
 
@@ -141,7 +141,7 @@ def test_unseen_cards_are_spread_uniformly_and_a_biased_sampler_is_caught():
     k = g.num_kinds
     unseen = (g.spec[:, 3] - st[E.O_HAND: E.O_HAND + k] - st[E.O_DISC_COUNT: E.O_DISC_COUNT + k]).astype(float)
     m = unseen.sum()
-    h = st[E.O_HAND_N + other]
+    h = int(st[E.O_HAND_N + other])  # a Python int: 6000 * an int16 would wrap
     n_samples = 6000
     word = np.full(1, 2024, np.uint64)
     samples = [_sample(g, st, seat, word)[0] for _ in range(n_samples)]
@@ -319,7 +319,7 @@ def test_agent_input_errors_are_clear():
     ag = ISMCTSAgent(g, seed=0)
     with pytest.raises(TypeError, match="act_from_state"):
         ag.act(np.zeros(g.obs_dim, np.float32), np.ones(g.num_actions, np.int8))
-    with pytest.raises(ValueError, match="int32 state row"):
+    with pytest.raises(ValueError, match="int16 state row"):
         ag.act_from_state(np.zeros(5, np.int32))
     st, _ = _new(g, 0)
     bad = st.copy()
@@ -355,7 +355,7 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
 
     g = _game(name, n, rules)
     py = HeuristicAgent(g, seed=0)
-    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, np.int32)
+    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, STATE_DTYPE)
     mask, colours, prng = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64), np.ones(1, np.uint64)
     word = np.ones(1, np.uint64)
     rollout_obs = np.full(g.obs_dim, 7.0, np.float32)  # stale values everywhere the rollout's view does not write
@@ -387,7 +387,7 @@ def test_dice_heuristic_rollout_falls_back_to_greedy():
     from uno_env.core.layout import STATE_LEN
 
     g = _game("dice", 3)
-    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, np.int32)
+    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, STATE_DTYPE)
     mask, colours = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64)
     for st, _ in _random_states(g, range(3), 60, np.random.default_rng(1)):
         E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
@@ -411,7 +411,7 @@ def test_dice_greedy_rollout_plays_the_die_the_greedy_agent_values_most(n):
 
     g = _game("dice", n)
     py = GreedyAgent(g, seed=0)
-    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, np.int32)
+    obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, STATE_DTYPE)
     mask, colours = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64)
     die_start = g.action_id("play die 0")
     nd = g.num_dice

@@ -79,18 +79,25 @@ def test_state_dict_is_versioned_plain_data_with_every_layout_field(game):
     for f in L.FIELDS:
         value = np.array(d["fields"][f.name])
         assert value.shape == f.shape_for(2)
-        np.testing.assert_array_equal(value.reshape(-1), row[L.OFFSETS[f.name]: L.OFFSETS[f.name] + f.size_for(2)])
+        entries = row[L.OFFSETS[f.name]: L.OFFSETS[f.name] + f.size_for(2)]
+        np.testing.assert_array_equal(value.reshape(-1), L.wide_values(entries) if f.wide else entries)
     assert d["rng"] == [int(env.prng_state[0])]
     assert d["env"]["kind"] == "aec" and d["env"]["agent_selection"] == env.agent_selection
 
 
 def test_every_layout_field_has_declared_bounds():
     """A field added to core/layout.py must get its bounds in core/validate.field_bounds, or loading would hold
-    it only to the int32 range."""
+    it only to the range of a row's entries; and those bounds must fit the entries (int16), or the field must be
+    declared wide."""
     for game in GAMES:
-        bounds = field_bounds(make(game, 2, {}).game)
-        assert set(bounds) == {f.name for f in L.FIELDS}, "declare the new field's bounds in validate.field_bounds"
-        assert all(lo <= hi for lo, hi in bounds.values())
+        for n in (2, 4):
+            bounds = field_bounds(make(game, n, {}).game)
+            assert set(bounds) == {f.name for f in L.FIELDS}, "declare the new field's bounds in validate.field_bounds"
+            assert all(lo <= hi for lo, hi in bounds.values())
+            for f in L.FIELDS:
+                lo, hi = bounds[f.name]
+                allowed = (L.WIDE_MIN, L.WIDE_MAX) if f.wide else (L.STATE_MIN, L.STATE_MAX)
+                assert allowed[0] <= lo and hi <= allowed[1], f"{game}: {f.name} {lo}..{hi} does not fit its entries"
 
 
 def test_fields_follow_the_layout_so_new_fields_are_included():
@@ -408,7 +415,7 @@ def test_vector_row_refusals_leave_every_game_as_it_was():
         vec.load_state_dict(3, before[0])
     assert [vec.state_dict(g) for g in range(3)] == before
     np.testing.assert_array_equal(vec.masks, masks)
-    vec.state_view.wd_player[2] = 10**7  # a hand edit of the row reaches the same check before any kernel
+    vec.state_view.wd_player[2] = 10**4  # a hand edit of the row reaches the same check before any kernel
     with pytest.raises(ValueError, match="wd_player"):
         vec.refresh()
 

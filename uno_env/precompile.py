@@ -71,7 +71,7 @@ def _warm_search(game: str) -> None:
     from uno_env.core import search as S
     from uno_env.core.baselines import heuristic_weight_array
     from uno_env.core.game import Game
-    from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_LEN
+    from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_DTYPE, STATE_LEN
 
     g = Game(make_rules(game, None, None))
     states, rngs = g.new_states(1)
@@ -83,20 +83,20 @@ def _warm_search(game: str) -> None:
     S.tree_reset(child, visits, avail, wins, counters)
     st, seat = states[0], int(states[0][E.S_CUR])
     obs, offs, w = np.zeros(g.obs_dim, np.float32), g.obs_offsets, heuristic_weight_array()
-    s, srng, m = np.zeros(g.state_len, np.int32), np.zeros(1, np.uint64), np.zeros(a, np.int8)
+    s, srng, m = np.zeros(g.state_len, STATE_DTYPE), np.zeros(1, np.uint64), np.zeros(a, np.int8)
     rew, value = np.zeros(MAX_PLAYERS, np.float32), np.zeros(MAX_PLAYERS, np.float32)
     pool = np.zeros(MAX_ITEMS, np.int32)
     # policy, opponent model and bias are run-time values: one call compiles every variant
     S.search(st, g.cfg, g.spec, g.dice, seat, 3, S.POLICY_HEURISTIC, 0.7, 0, 1, 1.0, np.ones(1, np.uint64), child,
              visits, avail, wins, counters, s, srng, m, rew, pool, np.zeros(nodes + 1, np.int32), obs, offs, w,
-             np.zeros(STATE_LEN, np.int32), np.zeros(5, np.int64), value)
+             np.zeros(STATE_LEN, STATE_DTYPE), np.zeros(5, np.int64), value)
     root = np.zeros(a, np.int8)
     E.legal_mask(st, g.cfg, g.spec, g.dice, root)
     S.flat_search(st, g.cfg, g.spec, g.dice, seat, 1, S.POLICY_HEURISTIC, 0, np.ones(1, np.uint64), root,
                   int(np.flatnonzero(root)[0]), np.zeros(a), np.zeros(a), np.zeros(a), np.zeros(a, np.int64),
-                  counters, s, srng, np.zeros(g.state_len, np.int32),
+                  counters, s, srng, np.zeros(g.state_len, STATE_DTYPE),
                   np.zeros(1, np.uint64), np.zeros(1, np.uint64), m, rew, pool, obs, offs, w,
-                  np.zeros(STATE_LEN, np.int32), np.zeros(5, np.int64), value)
+                  np.zeros(STATE_LEN, STATE_DTYPE), np.zeros(5, np.int64), value)
     mask = np.zeros(a, np.int8)
     E.legal_mask(states[0], g.cfg, g.spec, g.dice, mask)
     S.root_choice(child, visits, wins, mask, int(states[0][E.S_CUR]), np.zeros(a, np.int64), np.zeros(a))

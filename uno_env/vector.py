@@ -314,7 +314,8 @@ class _VectorBase(ExactCopy, GameMetadata):
 
     @property
     def states(self) -> np.ndarray:
-        """The live (B, STATE_LEN) int32 state rows (hidden information included; call ``refresh()`` after edits)."""
+        """The live (B, STATE_LEN) int16 state rows (hidden information included; read the wide fields, ``turns``,
+        ``scores``..., through ``state_view``; call ``refresh()`` after edits)."""
         return self._states
 
     @property

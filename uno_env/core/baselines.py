@@ -683,7 +683,7 @@ def baseline_actions(kind, obs, masks, cfg, spec, offs, w, shifts, out):
     ``w``: the game's :func:`baseline_weight_array`.  Returns the first row left without an action (``out`` -1:
     an all-zero mask, or UNO Dice with a ``w`` lacking the dice block), else -1."""
     # allocating needs reference counting, which the loop over the rows is compiled without (``_jit.py``)
-    scratch = np.zeros(E.STATE_LEN, dtype=np.int32)
+    scratch = np.zeros(E.STATE_LEN, dtype=E.STATE_DTYPE)
     fw, iw, bw = baseline_scratch(masks.shape[1])
     return _baseline_rows(kind, obs, masks, cfg, spec, offs, w, shifts, out, scratch, fw, iw, bw)
 

@@ -101,8 +101,8 @@ def _finish(st, cfg, spec, offs, b, view, terminated, truncated, final, final_ob
         truncated[b] = True
     final[b, F_DONE] = st[E.S_DONE]
     final[b, F_WINNER] = st[E.S_MATCH_WINNER] if st[E.S_DONE] == 1 else -1
-    final[b, F_TURNS] = st[E.S_TURNS]
-    final[b, F_ROUNDS] = st[E.S_ROUND] + 1
+    final[b, F_TURNS] = U.get_wide(st, E.S_TURNS)
+    final[b, F_ROUNDS] = U.get_wide(st, E.S_ROUND) + 1
     final[b, F_EPISODE] = counters[b, K_EPISODE]
     final[b, F_SEED] = counters[b, K_SEED]
     final[b, F_LEARNER] = view
@@ -123,7 +123,7 @@ def step_scratch(states, obs, masks):
     reference counting, which the loop over the games is compiled without: ``_jit.py``): what a compiled opponent
     sees, the heuristic's rule questions, and the compiled opponents' work arrays."""
     fw, iw, bw = baseline_scratch(masks.shape[1])
-    return np.empty(obs.shape[1], dtype=np.float32), np.zeros(states.shape[1], dtype=np.int32), fw, iw, bw
+    return np.empty(obs.shape[1], dtype=np.float32), np.zeros(states.shape[1], dtype=states.dtype), fw, iw, bw
 
 
 @njit_refcounted(cache=True, nogil=True)

@@ -16,6 +16,21 @@ from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, opti
 track_dependencies(__file__, rule_sources())
 
 
+# ---------------------------------------------------------------------------------------------- wide fields
+@njit(cache=True, inline="always")
+def get_wide(st, off):
+    """The value of the wide field (``layout.Field.wide``) whose entries start at ``off`` (compiled)."""
+    return (np.int64(st[off + 1]) << WIDE_BITS) | np.int64(st[off])  # noqa: F405
+
+
+@njit(cache=True, inline="always")
+def set_wide(st, off, value):
+    """Store ``value`` in the wide field at ``off``: the low ``WIDE_BITS`` bits, then the rest (compiled)."""
+    v = np.int64(value)
+    st[off] = v & ((1 << WIDE_BITS) - 1)  # noqa: F405
+    st[off + 1] = v >> WIDE_BITS  # noqa: F405
+
+
 # ---------------------------------------------------------------------------------------------- PRNG
 @njit(cache=True, inline="always")
 def next_u64(rng):

@@ -58,7 +58,7 @@ def deal(st, cfg, spec, dice, rng, first):
         st[O_DRAW + j] = st[O_DRAW + n - 1]
         st[S_DRAW_N] = n - 1
         while True:
-            st[S_FLIPS] += 1
+            U.set_wide(st, S_FLIPS, U.get_wide(st, S_FLIPS) + 1)
             face = U.below(rng, 6)
             if spec[dice[die, face], COL_SYMBOL] < 10:
                 break

@@ -31,7 +31,7 @@ from ._jit import njit
 from .actions import *  # noqa: F403 - generated action section starts A_*
 from .actions import offsets as action_offsets  # noqa: F401 - re-exported
 from .common import below as _below  # noqa: F401 - re-exported for the batch kernels and the soak driver
-from .common import hand_points, seed_rng  # noqa: F401 - re-exported
+from .common import get_wide, hand_points, seed_rng, set_wide  # noqa: F401 - re-exported
 from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
 
 track_dependencies(__file__, rule_sources())
@@ -107,7 +107,7 @@ def _apply(st, rng, cfg, spec, dice, action, rew):
     """Apply a legal ``action`` of the acting seat: dispatch by its section of the action table."""
     k = cfg[C_K]
     seat = st[S_CUR]
-    st[S_TURNS] += 1
+    set_wide(st, S_TURNS, get_wide(st, S_TURNS) + 1)
     if st[S_SHOWN_TO] == seat:  # the shown hand was seen at this decision; it is not news any more
         wilds.forget_shown(st)
     if action >= A_PLAY_DIE_K * k + A_PLAY_DIE_B:
@@ -143,7 +143,7 @@ def _apply(st, rng, cfg, spec, dice, action, rew):
         dip.give(st, cfg, spec, dice, rng, seat, action - (A_GIVE_K * k + A_GIVE_B))
     else:
         house.swap(st, cfg, spec, dice, rng, seat, action - (A_SWAP_K * k + A_SWAP_B) + 1)
-    if st[S_DONE] == 0 and st[S_TURNS] >= cfg[C_MAX_TURNS]:
+    if st[S_DONE] == 0 and get_wide(st, S_TURNS) >= cfg[C_MAX_TURNS]:
         st[S_DONE] = 2
         st[S_PHASE] = PH_OVER
 

@@ -60,11 +60,11 @@ class Game:
         self.rules = rules
         self.name = rules.game
         self.num_players: int = cast(int, rules.num_players)  # an option of every game, so never None
-        #: int32 entries of this game's state rows (``layout.state_len``: only the hands depend on the seats)
+        #: entries of this game's state rows (``layout.state_len``: only the hands depend on the seats)
         self.state_len: int = L.state_len(self.num_players)
-        #: (name, offset, size, shape) of every field of the layout, in row order, for this player count
+        #: (name, offset, entries, shape, wide) of every field of the layout, in row order, for this player count
         self._slices = tuple((f.name, L.OFFSETS[f.name], f.size_for(self.num_players),
-                              f.shape_for(self.num_players)) for f in L.FIELDS)
+                              f.shape_for(self.num_players), f.wide) for f in L.FIELDS)
         if self.name == "classic":
             self.kinds = classic_kinds()
             self.dice = np.zeros((1, 6), dtype=np.int32)
@@ -131,8 +131,8 @@ class Game:
             raise ValueError(f"unknown action {name!r} for game {self.name!r}; see Game.action_names") from None
 
     def new_states(self, batch: int = 1) -> tuple[np.ndarray, np.ndarray]:
-        """Zeroed state rows and PRNG words for ``batch`` games: ``(int32 (batch, state_len), uint64 (batch, 1))``."""
-        return np.zeros((batch, self.state_len), dtype=np.int32), np.zeros((batch, 1), dtype=np.uint64)
+        """Zeroed state rows and PRNG words for ``batch`` games: ``(int16 (batch, state_len), uint64 (batch, 1))``."""
+        return np.zeros((batch, self.state_len), dtype=L.STATE_DTYPE), np.zeros((batch, 1), dtype=np.uint64)
 
     # -- plain-data views ---------------------------------------------------------------------
     def _kind_list(self, counts) -> list[str]:
@@ -154,8 +154,8 @@ class Game:
         }
         if rng is not None:
             d["rng"] = [int(x) for x in np.asarray(rng, dtype=np.uint64).reshape(-1)]
-        d["fields"] = {name: int(st[off]) if not shape else st[off: off + size].reshape(shape).tolist()
-                       for name, off, size, shape in self._slices}
+        d["fields"] = {name: _field_value(st[off: off + size], shape, wide)
+                       for name, off, size, shape, wide in self._slices}
         d.update(self.view_dict(st))
         return d
 
@@ -255,21 +255,22 @@ class Game:
             missing, extra = sorted(names - set(fields)), sorted(map(str, set(fields) - names))
             raise ValueError(f"fields: {'missing ' + repr(missing) if missing else ''}"
                              f"{'; ' if missing and extra else ''}{'unknown ' + repr(extra) if extra else ''}")
-        row = np.zeros(self.state_len, dtype=np.int32)
-        for name, off, size, shape in self._slices:
+        row = np.zeros(self.state_len, dtype=L.STATE_DTYPE)
+        for name, off, size, shape, wide in self._slices:
             value = fields[name]
+            lo, hi = (L.WIDE_MIN, L.WIDE_MAX) if wide else (L.STATE_MIN, L.STATE_MAX)
             if not shape:
                 if type(value) is not int:  # bool and float are refused, as are numpy scalars (not plain data)
                     raise TypeError(f"fields.{name}: expected an int, got {short_repr(value)} "
                                     f"({type(value).__name__})")
-                if not INT32_MIN <= value <= INT32_MAX:
-                    raise ValueError(f"fields.{name}: {value} does not fit in int32")
-                row[off] = value
-                continue
-            arr = _int_array(name, value, shape)
-            if arr.dtype == object or arr.min() < INT32_MIN or arr.max() > INT32_MAX:
-                raise ValueError(f"fields.{name}: values must fit in int32")
-            row[off: off + size] = arr.reshape(-1)
+                if not lo <= value <= hi:
+                    raise ValueError(f"fields.{name}: {value} is outside {lo}..{hi}, the values a state row holds")
+                arr = np.array([value], dtype=np.int64)
+            else:
+                arr = _int_array(name, value, shape)
+                if arr.dtype == object or arr.min() < lo or arr.max() > hi:
+                    raise ValueError(f"fields.{name}: values must be in {lo}..{hi}, the values a state row holds")
+            row[off: off + size] = L.wide_entries(name, arr.reshape(-1)) if wide else arr.reshape(-1)
         return row
 
     def state_problem(self, st: np.ndarray) -> str:
@@ -277,7 +278,7 @@ class Game:
         with the missing or duplicated cards named when conservation is broken)."""
         problem = state_problem(self, st)
         if problem and FAILURE_NAMES[BAD_CONSERVATION] in problem and self.name != "dice":
-            detail = self._conservation_detail(L.StateView(np.asarray(st, dtype=np.int32)))
+            detail = self._conservation_detail(L.StateView(np.asarray(st, dtype=L.STATE_DTYPE)))
             problem = problem.replace("(conservation)", f"(conservation{detail})")
         return problem
 
@@ -292,16 +293,16 @@ class Game:
             "direction": int(st[E.S_DIR]),
             "current_seat": int(st[E.S_CUR]),
             "phase": E.PHASE_NAMES[st[E.S_PHASE]],
-            "scores": [int(x) for x in st[E.O_SCORES: E.O_SCORES + n]],
+            "scores": [int(x) for x in L.wide_values(st[E.O_SCORES: E.O_SCORES + 2 * n])],
             "called_uno": [bool(x) for x in st[E.O_CALLED: E.O_CALLED + n]],
             "pending_draw": int(st[E.S_PENDING]),
             "top": self.kinds.names[st[E.S_TOP]],
             "dealer": int(st[E.S_DEALER]),
-            "round": int(st[E.S_ROUND]),
-            "turns": int(st[E.S_TURNS]),
+            "round": _wide(st, E.S_ROUND),
+            "turns": _wide(st, E.S_TURNS),
             "done": ("", "terminated", "truncated")[st[E.S_DONE]],
             "round_winner": int(st[E.S_WINNER]),
-            "round_points": int(st[E.S_ROUND_POINTS]),
+            "round_points": _wide(st, E.S_ROUND_POINTS),
             "match_winner": int(st[E.S_MATCH_WINNER]),
             "drawn": None if st[E.S_DRAWN] < 0 else self.kinds.names[st[E.S_DRAWN]],
             "pending_symbol": int(st[E.S_PENDING_SYM]),
@@ -342,7 +343,7 @@ class Game:
         if "game" in d and d["game"] != self.name:
             raise ValueError(f"game: the state is of game {short_repr(d['game'])}, this environment plays "
                              f"{self.name!r}")
-        st = np.array(st, dtype=np.int32, copy=True)
+        st = np.array(st, dtype=L.STATE_DTYPE, copy=True)
         if self.name == "dice":
             if "dice" in d:
                 dice = d["dice"]
@@ -404,13 +405,15 @@ class Game:
                     st[E.O_DISC_COUNT + x] += 1
         scalars = {
             "direction": E.S_DIR, "current_seat": E.S_CUR, "pending_draw": E.S_PENDING, "dealer": E.S_DEALER,
-            "round": E.S_ROUND, "turns": E.S_TURNS, "wd_guilty": E.S_WD_GUILTY, "wd_player": E.S_WD_PLAYER,
-            "uno_missed": E.S_UNO_MISSED, "round_winner": E.S_WINNER, "pending_symbol": E.S_PENDING_SYM,
-            "round_points": E.S_ROUND_POINTS, "match_winner": E.S_MATCH_WINNER,
+            "wd_guilty": E.S_WD_GUILTY, "wd_player": E.S_WD_PLAYER, "uno_missed": E.S_UNO_MISSED,
+            "round_winner": E.S_WINNER, "pending_symbol": E.S_PENDING_SYM, "match_winner": E.S_MATCH_WINNER,
         }
         for key, idx in scalars.items():
             if key in d:
-                st[idx] = _int(key, d[key])
+                st[idx] = _int(key, d[key], L.STATE_MIN, L.STATE_MAX)
+        for key, idx in (("round", E.S_ROUND), ("turns", E.S_TURNS), ("round_points", E.S_ROUND_POINTS)):
+            if key in d:
+                st[idx: idx + 2] = L.wide_entries(key, [_int(key, d[key], L.WIDE_MIN, L.WIDE_MAX)])
         if "current_colour" in d:
             st[E.S_COLOUR] = _choice("current_colour", d["current_colour"], COLOURS)
         if "phase" in d:
@@ -430,7 +433,7 @@ class Game:
                 for name in _names("shown.hand", shown.get("hand", [])):
                     st[E.O_SHOWN_HAND + self.kinds.index(name)] += 1
         if "scores" in d:
-            st[E.O_SCORES: E.O_SCORES + n] = _ints("scores", d["scores"], n)
+            st[E.O_SCORES: E.O_SCORES + 2 * n] = L.wide_entries("scores", _ints("scores", d["scores"], n))
         if "called_uno" in d:
             called = d["called_uno"]
             if not isinstance(called, (list, tuple)) or len(called) != n or \
@@ -444,7 +447,7 @@ class Game:
     def check_invariants(self, st: np.ndarray) -> str:
         """'' when the state is consistent, else what is wrong: the compiled checker
         (``invariants.check_state``, the one the soak tests run after every step), in words."""
-        row = np.ascontiguousarray(st, dtype=np.int32)
+        row = np.ascontiguousarray(st, dtype=L.STATE_DTYPE)
         if row.shape != (self.state_len,):
             return f"a state row is 1-D of length {self.state_len} ({self.num_players} players); got shape {row.shape}"
         code = check_state(row, self.cfg, self.spec, self.dice)
@@ -494,7 +497,18 @@ def _loc_name(loc: int):
     return loc
 
 
-def _int(name: str, value: Any, lo: int = INT32_MIN, hi: int = INT32_MAX, allowed: str = "") -> int:
+def _wide(st: np.ndarray, off: int) -> int:
+    """The value of the wide scalar field at ``off`` of the row ``st``."""
+    return int(L.wide_values(st[off: off + 2])[0])
+
+
+def _field_value(entries: np.ndarray, shape: tuple[int, ...], wide: bool) -> Any:
+    """A field's entries as plain data: an int for a scalar, nested lists of ints for an array."""
+    values = L.wide_values(entries) if wide else entries
+    return int(values[0]) if not shape else values.reshape(shape).tolist()
+
+
+def _int(name: str, value: Any, lo: int = L.STATE_MIN, hi: int = L.STATE_MAX, allowed: str = "") -> int:
     """``value`` as an int in ``lo..hi``, else an error naming ``name`` (bools and floats are refused: a
     fractional seat is a bug in the caller, never something to round)."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
@@ -505,9 +519,10 @@ def _int(name: str, value: Any, lo: int = INT32_MIN, hi: int = INT32_MAX, allowe
 
 
 def _ints(name: str, values: Any, length: int) -> list[int]:
+    """A wide field's ``length`` values (``scores``), each checked."""
     if not isinstance(values, (list, tuple)) or len(values) != length:
         raise ValueError(f"{name}: expected a list of {length} ints, got {short_repr(values)}")
-    return [_int(f"{name}[{i}]", x) for i, x in enumerate(values)]
+    return [_int(f"{name}[{i}]", x, L.WIDE_MIN, L.WIDE_MAX) for i, x in enumerate(values)]
 
 
 def _names(name: str, values: Any) -> list[str]:

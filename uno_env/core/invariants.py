@@ -190,7 +190,7 @@ def check_phase(st, cfg, spec, dice):
         return BAD_CONT
     for seat in range(E.MAX_PLAYERS):
         if seat >= n:
-            if st[E.O_CALLED + seat] != 0 or st[E.O_SCORES + seat] != 0:
+            if st[E.O_CALLED + seat] != 0 or E.get_wide(st, E.O_SCORES + 2 * seat) != 0:
                 return BAD_EMPTY_SEAT
         elif st[E.O_CALLED + seat] == 1 and st[E.O_HAND_N + seat] != 1:
             return BAD_CALLED
@@ -208,7 +208,7 @@ def soak(cfg, spec, dice, seeds, play_bias, out):
     """
     num_actions = A.A_NUM_ACTIONS_K * cfg[E.C_K] + A.A_NUM_ACTIONS_B + 2 * cfg[E.C_NUM_DICE]  # + play_die(_uno)
     draw_action = A.A_DRAW_K * cfg[E.C_K] + A.A_DRAW_B
-    st = np.zeros(E.O_HAND + cfg[E.C_NP] * E.MAX_KINDS, np.int32)  # layout.state_len(num_players)
+    st = np.zeros(E.O_HAND + cfg[E.C_NP] * E.MAX_KINDS, E.STATE_DTYPE)  # layout.state_len(num_players)
     rng = np.zeros(1, np.uint64)
     pick = np.zeros(1, np.uint64)
     mask = np.zeros(num_actions, np.int8)

@@ -1,7 +1,8 @@
 """The state of one game, declared once: every field's name, shape and meaning.
 
-A game is one int32 row plus one uint64 PRNG word; a batch is a 2-D array of rows (one row per game).  The
-row's layout is :data:`FIELDS`; nothing else in the project spells an offset.  From it this module generates:
+A game is one int16 row (:data:`STATE_DTYPE`) plus one uint64 PRNG word; a batch is a 2-D array of rows (one row
+per game).  The row's layout is :data:`FIELDS`; nothing else in the project spells an offset.  From it this module
+generates:
 
 * the offsets the compiled rules read: ``S_<NAME>`` for a scalar field, ``O_<NAME>`` for the start of an array
   field (numba reads module-level ints as compile-time constants, so a named offset costs nothing);
@@ -10,8 +11,17 @@ row's layout is :data:`FIELDS`; nothing else in the project spells an offset.  F
 * the markdown table of the fields (:func:`fields_markdown`).
 
 Measured alternative: a numba record dtype per game (``np.dtype([...])`` with one field per entry) reads the
-same in compiled code, but a batch of records cannot be sliced as a plain int32 matrix for the batched kernels
-and the AEC fast path, so the row stays a flat int32 array with generated offsets.
+same in compiled code, but a batch of records cannot be sliced as a plain integer matrix for the batched kernels
+and the AEC fast path, so the row stays a flat array with generated offsets.
+
+Why int16: a step reads about twenty of a game's cache lines (the scalars, the counters, the acting seats' hands,
+the pile tops), and at B=8192 the rows no longer stay cached between steps.  Halving the entries' width halves
+those lines (measured: B=8192 went from 0.83-0.91 of B=1024's steps per CPU-second to 0.89-1.09, one thread,
+``benchmarks/bench_batch_size.py``).  Every entry but five fits in int16 by the rules' own bounds (seats, kinds,
+counts of at most 128 items, dice faces).  The five whose bound is an option or unbounded (``turns`` up to
+``max_turns``, ``round``, ``flips``, ``round_points`` and the match ``scores`` up to ``target_score``) are *wide*:
+each value takes two entries, the low 15 bits then the rest (:data:`WIDE_BITS`), read and written only through
+:func:`uno_env.core.common.get_wide` / ``set_wide`` in compiled code and through the views here in Python.
 
 The compiled options array is declared here too (:data:`CFG_SLOTS`): its slots are generated from the options
 table in ``uno_env.config`` (one row per rule option) plus the few values derived from the game.
@@ -24,6 +34,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 # ---------------------------------------------------------------------------------------------- limits
+#: The type of a state row's entries (see the module's docstring for why it is this narrow).
+STATE_DTYPE = np.int16
+STATE_MIN, STATE_MAX = int(np.iinfo(STATE_DTYPE).min), int(np.iinfo(STATE_DTYPE).max)
+#: A wide field's value ``v`` is stored as ``v & (2**WIDE_BITS - 1)`` then ``v >> WIDE_BITS`` (two entries).
+WIDE_BITS = 15
+WIDE_MIN, WIDE_MAX = STATE_MIN << WIDE_BITS, (STATE_MAX << WIDE_BITS) | (2**WIDE_BITS - 1)
 MAX_PLAYERS = 10
 MAX_KINDS = 54
 MAX_ITEMS = 128  # cards in a deck or dice in a bag
@@ -72,19 +88,27 @@ class Field:
     #: True for the one block with a row per seat of the game (first dimension ``num_players``, at most
     #: ``MAX_PLAYERS``); it ends the row, so that a row is only as long as its game's seats need
     per_seat: bool = False
+    #: True when a value may exceed the entries' type (:data:`STATE_DTYPE`): each value then takes two entries
+    #: (low :data:`WIDE_BITS` bits, then the rest), so values in ``WIDE_MIN..WIDE_MAX`` fit
+    wide: bool = False
+
+    @property
+    def values(self) -> int:
+        """Number of values the field holds in the longest state row (``MAX_PLAYERS`` seats)."""
+        return int(np.prod(self.shape)) if self.shape else 1
 
     @property
     def size(self) -> int:
-        """Number of int32 entries the field takes in the longest state row (``MAX_PLAYERS`` seats)."""
-        return int(np.prod(self.shape)) if self.shape else 1
+        """Number of row entries the field takes in the longest state row (two per value when ``wide``)."""
+        return self.values * (2 if self.wide else 1)
 
     def shape_for(self, num_players: int) -> tuple[int, ...]:
         """The field's shape in a game of ``num_players`` seats."""
         return (num_players,) + self.shape[1:] if self.per_seat else self.shape
 
     def size_for(self, num_players: int) -> int:
-        """Number of int32 entries the field takes in a row of a ``num_players``-seat game."""
-        return int(np.prod(self.shape_for(num_players))) if self.shape else 1
+        """Number of row entries the field takes in a row of a ``num_players``-seat game."""
+        return (int(np.prod(self.shape_for(num_players))) if self.shape else 1) * (2 if self.wide else 1)
 
 
 #: Every field of a game's state, in row order.  Card games keep hands as counts per kind and the piles as
@@ -118,17 +142,17 @@ FIELDS: tuple[Field, ...] = (
     Field("jump_ask", (), "unused, always -1 (kept so that saved states keep their fields)"),
     Field("jump_from", (), "seat whose card opened a jump-in window, else -1"),
     Field("dealer", (), "seat that dealt this round (dice: the seat that rolled the centre die)"),
-    Field("round", (), "rounds finished in this episode"),
-    Field("turns", (), "decisions taken this episode"),
+    Field("round", (), "rounds finished in this episode", wide=True),
+    Field("turns", (), "decisions taken this episode", wide=True),
     Field("done", (), "0 running, 1 terminated, 2 truncated"),
     Field("winner", (), "winner of the last finished round, else -1"),
     Field("draw_n", (), "cards in the draw pile (dice: dice in the bag)"),
     Field("disc_n", (), "cards in the discard pile (dice: 1, the centre die)"),
     Field("cont", (), "what follows the colour choice: 0 the wild's effect, 1 the first turn of the round"),
     Field("last_player", (), "seat whose card is on top, else -1"),
-    Field("round_points", (), "points scored by the last finished round"),
+    Field("round_points", (), "points scored by the last finished round", wide=True),
     Field("match_winner", (), "winner of the match, else -1"),
-    Field("flips", (), "cards turned up to start the round (including wilds put back or redealt)"),
+    Field("flips", (), "cards turned up to start the round (including wilds put back or redealt)", wide=True),
     Field("played", (), "1 when the acting seat has played a card this turn (a jump-in window follows a play)"),
     # the shown hand (seeds 000, 003: the challenged player shows the hand to the challenger, nobody else)
     Field("shown_from", (), "seat whose hand was shown to shown_to after a challenge, else -1"),
@@ -141,7 +165,7 @@ FIELDS: tuple[Field, ...] = (
     # per-seat fields of fixed size (new per-seat fields go here)
     Field("hand_n", (MAX_PLAYERS,), "cards/dice held per seat"),
     Field("called", (MAX_PLAYERS,), "1 where the seat has called UNO and holds one card"),
-    Field("scores", (MAX_PLAYERS,), "match scores per seat"),
+    Field("scores", (MAX_PLAYERS,), "match scores per seat", wide=True),
     # disc_count .. disc are cleared together at the start of a round (see ``ROUND_CLEARED``): keep them adjacent
     Field("disc_count", (MAX_KINDS,), "count of each kind in the discard pile"),
     Field("draw", (MAX_ITEMS,), "draw pile, top last (dice: the ids of the dice in the bag, unordered)"),
@@ -175,7 +199,7 @@ _ROW_START = STATE_LEN - FIELDS[-1].size  # entries before it
 
 
 def state_len(num_players: int) -> int:
-    """Length (int32 entries) of the state row of a game of ``num_players`` seats, for every game (4 bytes each).
+    """Length (entries of :data:`STATE_DTYPE`) of the state row of a game of ``num_players`` seats, for every game.
 
     Only the per-seat ``hand`` block at the end of the row depends on the player count; see :data:`FIELDS`.
     """
@@ -196,7 +220,7 @@ def players_of_row_length(length: int, num_players: int | None = None) -> int:
         want = (f"{state_len(num_players)} (for {num_players} players)" if num_players is not None else
                 f"state_len(num_players) = {_ROW_START} + {_SEAT_BLOCK} x num_players, "
                 f"num_players in [{MIN_PLAYERS}, {MAX_PLAYERS}]")
-        raise ValueError(f"a state row has {want} int32 entries; got {length} (rows of another player count, or "
+        raise ValueError(f"a state row has {want} entries; got {length} (rows of another player count, or "
                          f"of an older uno-env whose rows were {_OLD_STATE_LEN} long whatever the game)")
     return n
 
@@ -239,7 +263,8 @@ if not TYPE_CHECKING:  # type checkers see the declarations below, and every pub
         "MAX_PLAYERS", "MAX_KINDS", "MAX_ITEMS", "MAX_DICE", "GAME_CLASSIC", "GAME_POCKET", "GAME_DICE",
         "NUM_PHASES", "PHASE_NAMES", "CONT_EFFECT", "CONT_START", "LOC_BAG", "LOC_CENTRE",
         "OK", "ERR_ILLEGAL", "ERR_RANGE", "ERR_OVER", "STATE_LEN", "MIN_PLAYERS", "ROUND_CLEARED", "CFG_LEN",
-        "state_len", "players_of_row_length", "ROW_PLAYERS",
+        "state_len", "players_of_row_length", "ROW_PLAYERS", "STATE_DTYPE", "STATE_MIN", "STATE_MAX", "WIDE_BITS",
+        "WIDE_MIN", "WIDE_MAX",
         *(f"PH_{const}" for const, _, _ in PHASES), *CONSTANTS, *(f"C_{name.upper()}" for name in CFG_INDEX),
     ]
 
@@ -327,12 +352,83 @@ if TYPE_CHECKING:  # the generated names above, spelled out for type checkers
 
 
 # ---------------------------------------------------------------------------------------------- named views
+def wide_values(entries: np.ndarray) -> np.ndarray:
+    """The int64 values of a wide field's entries (last axis: low part, high part, low part, ...)."""
+    e = np.asarray(entries, dtype=np.int64)
+    return (e[..., 1::2] << WIDE_BITS) | e[..., 0::2]
+
+
+def wide_entries(name: str, values: Any, count: int | None = None) -> np.ndarray:
+    """The entries (low part, high part per value, last axis) that store ``values`` in the wide field ``name``;
+    ``ValueError`` naming the field when a value is not an integer in ``WIDE_MIN..WIDE_MAX`` (or ``count``
+    values are expected and the last axis has another length)."""
+    v = np.asarray(values)
+    if v.dtype == bool or not np.issubdtype(v.dtype, np.integer):
+        raise TypeError(f"{name}: expected integers, got {v.dtype} values")
+    if count is not None and (v.ndim == 0 or v.shape[-1] != count):
+        raise ValueError(f"{name}: expected {count} values per row, got shape {v.shape}")
+    v = v.astype(np.int64)
+    if v.size and (v.min() < WIDE_MIN or v.max() > WIDE_MAX):
+        raise ValueError(f"{name}: values must be in {WIDE_MIN}..{WIDE_MAX}")
+    out = np.empty(v.shape[:-1] + (2 * v.shape[-1],) if v.ndim else (2,), dtype=STATE_DTYPE)
+    out[..., 0::2] = v.reshape(out[..., 0::2].shape) & (2**WIDE_BITS - 1)
+    out[..., 1::2] = v.reshape(out[..., 1::2].shape) >> WIDE_BITS
+    return out
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False  # a computed copy: writing into it would change nothing, so it refuses
+    return a
+
+
 def _scalar(off: int):
     def get(self) -> int:
         return int(self.row[off])
 
     def set_(self, value: int) -> None:
         self.row[off] = value
+
+    return property(get, set_)
+
+
+def _wide_scalar(name: str, off: int):
+    def get(self) -> int:
+        return int(wide_values(self.row[off: off + 2])[0])
+
+    def set_(self, value: int) -> None:
+        self.row[off: off + 2] = wide_entries(name, [value])
+
+    return property(get, set_)
+
+
+def _wide_array(name: str, off: int, count: int):
+    def get(self) -> np.ndarray:
+        return _frozen(wide_values(self.row[off: off + 2 * count]))
+
+    def set_(self, values: Any) -> None:
+        self.row[off: off + 2 * count] = wide_entries(name, values, count)
+
+    return property(get, set_)
+
+
+def _batch_wide_scalar(name: str, off: int):
+    def get(self) -> np.ndarray:
+        return _frozen(wide_values(self.rows[:, off: off + 2])[:, 0])
+
+    def set_(self, value: Any) -> None:
+        v = np.broadcast_to(np.asarray(value), (self.rows.shape[0],))
+        self.rows[:, off: off + 2] = wide_entries(name, v[:, None])
+
+    return property(get, set_)
+
+
+def _batch_wide_array(name: str, off: int, count: int):
+    def get(self) -> np.ndarray:
+        return _frozen(wide_values(self.rows[:, off: off + 2 * count]))
+
+    def set_(self, values: Any) -> None:
+        v = np.broadcast_to(np.asarray(values), (self.rows.shape[0], count))
+        self.rows[:, off: off + 2 * count] = wide_entries(name, v, count)
 
     return property(get, set_)
 
@@ -375,7 +471,8 @@ class StateView:
     """Named access to one state row (a view: writes go to the row).
 
     Scalars read as ``int`` and can be assigned (``v.cur = 1``); arrays are numpy views of their shape
-    (``v.hand[seat, kind]``, ``v.draw[: v.draw_n]``; ``hand`` has one row per seat of the game).  The attributes
+    (``v.hand[seat, kind]``, ``v.draw[: v.draw_n]``; ``hand`` has one row per seat of the game).  A wide array
+    (``scores``) reads as a read-only int64 copy and is assigned whole (``v.scores = [0, 120]``).  The attributes
     are the names of :data:`FIELDS`.  The row's length must be that of a game's rows (:func:`state_len`); with
     ``num_players`` given, of that player count.
     """
@@ -442,7 +539,8 @@ class StateView:
 
 class BatchView:
     """Named access to a batch of state rows (B, state_len(num_players)): scalars are columns, arrays are
-    (B, *shape)."""
+    (B, *shape); views of the rows, except the wide fields (``turns``, ``scores``...), which read as read-only
+    int64 copies and are assigned whole (``bv.turns = 0``)."""
 
     if not TYPE_CHECKING:
         __slots__ = ("rows", "num_players")
@@ -501,7 +599,15 @@ class BatchView:
 
 for _f in FIELDS:
     _off = OFFSETS[_f.name]
-    if _f.shape:
+    if _f.wide:
+        assert len(_f.shape) <= 1 and not _f.per_seat, "wide fields are scalars or fixed 1-D blocks"
+        if _f.shape:
+            setattr(StateView, _f.name, _wide_array(_f.name, _off, _f.shape[0]))
+            setattr(BatchView, _f.name, _batch_wide_array(_f.name, _off, _f.shape[0]))
+        else:
+            setattr(StateView, _f.name, _wide_scalar(_f.name, _off))
+            setattr(BatchView, _f.name, _batch_wide_scalar(_f.name, _off))
+    elif _f.shape:
         setattr(StateView, _f.name, _array(_off, _f.shape, _f.per_seat))
         setattr(BatchView, _f.name, _batch_array(_off, _f.shape, _f.per_seat))
     else:
@@ -516,5 +622,5 @@ def fields_markdown() -> str:
     for f in FIELDS:
         shape = "scalar" if not f.shape else " x ".join(["num_players" if f.per_seat and i == 0 else str(d)
                                                         for i, d in enumerate(f.shape)])
-        lines.append(f"| `{f.name}` | {shape} | {f.meaning} |")
+        lines.append(f"| `{f.name}` | {shape} | {f.meaning}{' (wide: two entries per value)' if f.wide else ''} |")
     return "\n".join(lines) + "\n"

@@ -122,7 +122,7 @@ def observe_one(st, cfg, spec, offs, seat, out):
     for r in range(n):
         out[sizes + r] = st[E.O_HAND_N + other]
         out[called + r] = st[E.O_CALLED + other]
-        out[scores + r] = st[E.O_SCORES + other] / target
+        out[scores + r] = E.get_wide(st, E.O_SCORES + 2 * other) / target
         other = other + 1 if other + 1 < n else 0
     out[offs[B_DRAW_SIZE]] = st[E.S_DRAW_N]
     out[offs[B_PENDING]] = st[E.S_PENDING]

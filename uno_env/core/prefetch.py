@@ -10,6 +10,7 @@ moves memory into the cache earlier, so results stay bit-identical.
 """
 from __future__ import annotations
 
+import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.core import cgutils
@@ -47,15 +48,16 @@ prefetch_read = _prefetch_intrinsic(0)
 prefetch_write = _prefetch_intrinsic(1)
 
 
-LINE32 = 16  # int32 / float32 entries per 64-byte cache line
-HAND_LINES = (E.MAX_KINDS + LINE32 - 1) // LINE32 + 1  # lines one seat's hand may straddle
+LINE32 = 16  # float32 entries (observations) per 64-byte cache line
+LINE_STATE = 64 // np.dtype(E.STATE_DTYPE).itemsize  # state row entries per cache line
+HAND_LINES = (E.MAX_KINDS + LINE_STATE - 1) // LINE_STATE + 1  # lines one seat's hand may straddle
 HOT_END = E.O_DISC_COUNT + E.MAX_KINDS  # the scalars, the per-seat counters and the discard counts
 
 
 @njit(cache=True, inline="always")
 def prefetch_game_head(states, b):
     """The fixed fields every step reads (the row's first ``HOT_END`` entries) of game ``b``."""
-    for c in range(0, HOT_END + LINE32, LINE32):
+    for c in range(0, HOT_END + LINE_STATE, LINE_STATE):
         prefetch_read(states, b, min(c, HOT_END - 1))
 
 
@@ -66,7 +68,7 @@ def _prefetch_hands(states, b, first, last):
         hand = E.O_HAND + seat * E.MAX_KINDS
         if seat >= 0 and hand + E.MAX_KINDS <= states.shape[1]:
             for line in range(HAND_LINES):
-                prefetch_read(states, b, hand + min(line * LINE32, E.MAX_KINDS - 1))
+                prefetch_read(states, b, hand + min(line * LINE_STATE, E.MAX_KINDS - 1))
 
 
 @njit(cache=True, inline="always")
@@ -90,7 +92,7 @@ def prefetch_game_rest(states, obs, masks, cfg, b):
         prefetch_read(states, b, E.O_DISC + disc_n)
     if cfg[E.C_GAME] == E.GAME_DICE:
         nd = cfg[E.C_NUM_DICE]
-        for c in range(0, nd + LINE32, LINE32):
+        for c in range(0, nd + LINE_STATE, LINE_STATE):
             prefetch_read(states, b, E.O_DIE_LOC + min(c, nd - 1))
             prefetch_read(states, b, E.O_DIE_FACE + min(c, nd - 1))
     for c in range(0, obs.shape[1], LINE32):

@@ -25,6 +25,7 @@ from .layout import (  # noqa: F401 - re-exported for agents
     PH_SWAP,
     PH_TURN,
     PHASE_NAMES,
+    STATE_DTYPE,
     STATE_LEN,
     StateView,
 )
@@ -35,7 +36,7 @@ class RulesQuery:
 
     def __init__(self, game: Any):
         self.game = game
-        self._row = np.zeros(STATE_LEN, dtype=np.int32)
+        self._row = np.zeros(STATE_LEN, dtype=STATE_DTYPE)
         self._view = StateView(self._row)
         self._offsets = A.offsets(game.num_kinds)
 
@@ -44,7 +45,7 @@ class RulesQuery:
         (counts per kind) with ``top`` on the discard pile and ``colour`` the current colour."""
         k = self.game.num_kinds
         v = self._view
-        v.hand[0, :k] = np.asarray(hand[:k], dtype=np.int32)
+        v.hand[0, :k] = np.asarray(hand[:k], dtype=STATE_DTYPE)
         v.top = int(top)
         v.colour = int(colour)
         return bool(wilds.restricted_wild_legal(self._row, self.game.cfg, self.game.spec, 0))

@@ -58,7 +58,7 @@ def clear_round(st, cfg):
     st[S_JUMP_FROM] = -1
     st[S_DIR] = 1
     st[S_CONT] = CONT_EFFECT
-    st[S_FLIPS] = 0
+    U.set_wide(st, S_FLIPS, 0)
     st[S_PLAYED] = 0
     wilds.forget_shown(st)
 
@@ -116,7 +116,7 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     # pile, which is reshuffled (pocket; classic first_wild=reshuffle)
     classic = cfg[C_GAME] == GAME_CLASSIC
     while True:
-        st[S_FLIPS] += 1
+        U.set_wide(st, S_FLIPS, U.get_wide(st, S_FLIPS) + 1)
         n = st[S_DRAW_N] - 1
         kind = st[O_DRAW + n]
         sym = spec[kind, COL_SYMBOL]
@@ -214,11 +214,11 @@ def finish_round(st, cfg, spec, dice, rng, winner, rew):
     for seat in range(np_):
         if seat != winner:
             points += U.hand_points(st, cfg, spec, seat)
-    st[O_SCORES + winner] += points
+    U.set_wide(st, O_SCORES + 2 * winner, U.get_wide(st, O_SCORES + 2 * winner) + points)
     st[S_WINNER] = winner
-    st[S_ROUND_POINTS] = points
+    U.set_wide(st, S_ROUND_POINTS, points)
     target = cfg[C_TARGET]
-    match_over = cfg[C_EPISODE_MATCH] == 0 or st[O_SCORES + winner] >= target
+    match_over = cfg[C_EPISODE_MATCH] == 0 or U.get_wide(st, O_SCORES + 2 * winner) >= target
     if cfg[C_REWARD_POINTS] == 1:
         for seat in range(np_):
             if seat == winner:
@@ -233,7 +233,7 @@ def finish_round(st, cfg, spec, dice, rng, winner, rew):
         st[S_PHASE] = PH_OVER
         st[S_MATCH_WINNER] = winner
         return
-    st[S_ROUND] += 1
+    U.set_wide(st, S_ROUND, U.get_wide(st, S_ROUND) + 1)
     if cfg[C_GAME] == GAME_DICE:
         start_round(st, cfg, spec, dice, rng, winner)
     else:

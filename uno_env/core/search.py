@@ -300,7 +300,7 @@ def _rollout(s, srng, cfg, spec, dice, r0, horizon, policy, prng, mask, rew, obs
     decisions played."""
     na = mask.shape[0]
     steps = 0
-    while s[S_DONE] == 0 and s[S_ROUND] == r0 and (horizon == 0 or steps < horizon):
+    while s[S_DONE] == 0 and U.get_wide(s, S_ROUND) == r0 and (horizon == 0 or steps < horizon):
         legal = E.legal_mask(s, cfg, spec, dice, mask)
         a = _rollout_choice(s, cfg, spec, dice, mask, na, legal, policy, prng, obs, offs, w, hs, colours, fw, iw, bw)
         if a < 0:
@@ -345,9 +345,9 @@ def _search(st, cfg, spec, dice, seat, sims, policy, c_uct, horizon, opp_model, 
             return -1
         node = 0
         depth = 0
-        r0 = s[S_ROUND]
+        r0 = U.get_wide(s, S_ROUND)
         dec = 0
-        while s[S_DONE] == 0 and s[S_ROUND] == r0:
+        while s[S_DONE] == 0 and U.get_wide(s, S_ROUND) == r0:
             E.legal_mask(s, cfg, spec, dice, mask)
             cur = s[S_CUR]
             prior = -1
@@ -453,7 +453,7 @@ def _flat_search(st, cfg, spec, dice, seat, sims, policy, horizon, rng, root_mas
     for _ in range(sims):
         if determinize(st, cfg, spec, seat, s, srng, rng, pool) != SAMPLE_OK:
             return -1
-        r0 = s[S_ROUND]
+        r0 = U.get_wide(s, S_ROUND)
         word = U.next_u64(rng)
         for a in range(na):
             vals[a] = 0.0
@@ -491,8 +491,8 @@ def position_value(s, cfg, r0, value):
     the number of cards left is what decides a round of UNO."""
     for p in range(MAX_PLAYERS):
         value[p] = 0.0
-    if s[S_DONE] != 0 or s[S_ROUND] != r0:
-        if s[S_DONE] == 1 or s[S_ROUND] != r0:
+    if s[S_DONE] != 0 or U.get_wide(s, S_ROUND) != r0:
+        if s[S_DONE] == 1 or U.get_wide(s, S_ROUND) != r0:
             value[s[S_WINNER]] = 1.0
         return
     n = cfg[C_NP]

@@ -25,7 +25,6 @@ from .invariants import FAILURE_NAMES, check_state
 if TYPE_CHECKING:
     from .game import Game
 
-INT32_MAX = 2**31 - 1
 
 
 def field_ranges(game: Game) -> list[tuple[str, int, int, int]]:
@@ -42,10 +41,10 @@ def _scalar_bounds(game: Game) -> dict[str, tuple[int, int]]:
         "pending": (0, L.MAX_ITEMS), "pending_sym": (-1, int(game.spec[:, COL_SYMBOL].max())),
         "wd_guilty": (0, 1), "wd_player": (-1, n - 1), "drawn": (-1, k - 1), "drawn_die": (-1, nd - 1),
         "uno_missed": (-1, n - 1), "jump_ask": (-1, n - 1), "jump_from": (-1, n - 1), "dealer": (0, n - 1),
-        "round": (0, INT32_MAX), "turns": (0, INT32_MAX), "done": (0, 2), "winner": (-1, n - 1),
+        "round": (0, L.WIDE_MAX), "turns": (0, L.WIDE_MAX), "done": (0, 2), "winner": (-1, n - 1),
         "draw_n": (0, nd if nd else L.MAX_ITEMS), "disc_n": (1, 1 if nd else L.MAX_ITEMS), "cont": (0, 1),
-        "last_player": (-1, n - 1), "round_points": (0, INT32_MAX), "match_winner": (-1, n - 1),
-        "flips": (0, INT32_MAX), "played": (0, 1), "shown_from": (-1, n - 1), "shown_to": (-1, n - 1),
+        "last_player": (-1, n - 1), "round_points": (0, L.WIDE_MAX), "match_winner": (-1, n - 1),
+        "flips": (0, L.WIDE_MAX), "played": (0, 1), "shown_from": (-1, n - 1), "shown_to": (-1, n - 1),
         "wd_die": (-1, nd - 1), "wd_prev_die": (-1, nd - 1), "wd_prev_face": (-1, 5 if nd else -1),
         "wd_prev_colour": (-1, 3 if nd else -1),
     }
@@ -55,16 +54,16 @@ def field_bounds(game: Game) -> dict[str, tuple[int, int]]:
     """(lowest, highest) of every entry of every field of ``layout.FIELDS`` that this module knows.
 
     A field added to the layout must be given its bounds here (a test checks that every field is); until it is,
-    :func:`state_problem` holds it only to the int32 range.  Entries past the live part of an array (seats past
-    ``num_players``, cards past ``draw_n``) are bounded too: seats past the game must be empty (the invariant
-    checker), stale pile entries are still card (die) ids.
+    :func:`state_problem` holds it only to the range of a row's entries.  Entries past the live part of an array
+    (seats past ``num_players``, cards past ``draw_n``) are bounded too: seats past the game must be empty (the
+    invariant checker), stale pile entries are still card (die) ids.  A wide field's bounds are its values'.
     """
     n, k = game.num_players, game.num_kinds
     nd = game.dice.shape[0] if game.name == "dice" else 0
     item = max(k, nd) - 1  # a pile entry is a kind (cards) or a die id (dice)
     out = _scalar_bounds(game)
     out.update({
-        "hand_n": (0, L.MAX_ITEMS), "called": (0, 1), "scores": (0, INT32_MAX), "hand": (0, L.MAX_ITEMS),
+        "hand_n": (0, L.MAX_ITEMS), "called": (0, 1), "scores": (0, L.WIDE_MAX), "hand": (0, L.MAX_ITEMS),
         "disc_count": (0, L.MAX_ITEMS), "draw": (0, item), "disc": (0, item), "die_loc": (L.LOC_CENTRE, n - 1),
         "die_face": (0, 5), "shown_hand": (0, L.MAX_ITEMS),
     })
@@ -79,10 +78,12 @@ def range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
     bad = np.zeros(states.shape[0], dtype=bool)
     first = ""
     checks: list[tuple[str, Any, Any]]
+    def column(name: str, col: int) -> np.ndarray:
+        return L.wide_values(states[:, col: col + 2])[:, 0] if L.FIELD_BY_NAME[name].wide else states[:, col]
+
     checks = [(f"field {name!r} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == L.S_DIR else ""),
-               states[:, col],
-               (states[:, col] < lo) | (states[:, col] > hi) | ((states[:, col] == 0) if col == L.S_DIR else False))
-              for name, col, lo, hi in field_ranges(game)]
+               values, (values < lo) | (values > hi) | ((values == 0) if col == L.S_DIR else False))
+              for name, col, lo, hi in field_ranges(game) for values in (column(name, col),)]
     sizes = states[:, L.S_DRAW_N].astype(np.int64) + states[:, L.S_DISC_N]
     checks.append(("fields 'draw_n' + 'disc_n': the piles hold {} items, more than the game has", sizes,
                    sizes > (nd if nd else L.MAX_ITEMS)))
@@ -103,9 +104,10 @@ def row_problem(game: Game, states: np.ndarray) -> str:
     """'' when every state row is one the compiled kernels can read safely, else the first game and field that is
     not.  The ranges bound every index the kernels compute from a state; the compiled invariant checker (run
     once the ranges hold) adds conservation, hand sizes, the top card and the phase consistency."""
-    if not isinstance(states, np.ndarray) or states.dtype != np.int32 or states.ndim != 2 \
+    if not isinstance(states, np.ndarray) or states.dtype != L.STATE_DTYPE or states.ndim != 2 \
             or states.shape[1] != game.state_len:
-        return f"state rows must be an int32 array of shape (B, {game.state_len}) ({game.num_players} players)"
+        return (f"state rows must be an {np.dtype(L.STATE_DTYPE).name} array of shape (B, {game.state_len}) "
+                f"({game.num_players} players)")
     bad, first = range_faults(game, states)
     if bad.any():
         return first
@@ -119,15 +121,21 @@ def row_problem(game: Game, states: np.ndarray) -> str:
 
 
 def _row_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
-    """(lowest, highest) of every entry of a state row under ``game`` (:func:`field_bounds`), computed once."""
+    """(lowest, highest) of every entry of a state row under ``game`` (:func:`field_bounds`), computed once.  A wide
+    field's low parts are held to ``0 .. 2**WIDE_BITS - 1`` and its high parts to its bounds' high parts (the
+    values themselves are checked in :func:`state_problem`)."""
     cached = game.__dict__.get("_row_bounds")
     if cached is None:
-        lo = np.full(game.state_len, -INT32_MAX - 1, dtype=np.int64)
-        hi = np.full(game.state_len, INT32_MAX, dtype=np.int64)
+        lo = np.full(game.state_len, L.STATE_MIN, dtype=np.int64)
+        hi = np.full(game.state_len, L.STATE_MAX, dtype=np.int64)
         for name, (a, b) in field_bounds(game).items():
-            off = L.OFFSETS[name]
-            lo[off: off + L.FIELD_BY_NAME[name].size_for(game.num_players)] = a
-            hi[off: off + L.FIELD_BY_NAME[name].size_for(game.num_players)] = b
+            f = L.FIELD_BY_NAME[name]
+            span = slice(L.OFFSETS[name], L.OFFSETS[name] + f.size_for(game.num_players))
+            if f.wide:
+                lo[span][0::2], hi[span][0::2] = 0, 2**L.WIDE_BITS - 1
+                lo[span][1::2], hi[span][1::2] = a >> L.WIDE_BITS, b >> L.WIDE_BITS
+            else:
+                lo[span], hi[span] = a, b
         cached = game.__dict__["_row_bounds"] = (lo, hi)
     return cached
 
@@ -144,13 +152,26 @@ def state_problem(game: Game, row: np.ndarray) -> str:
     if out.size or row[L.S_DIR] == 0:
         pos = int(out[0]) if out.size else L.S_DIR
         f = next(f for f in L.FIELDS if L.OFFSETS[f.name] <= pos < L.OFFSETS[f.name] + f.size)
-        at = "" if not f.shape else str(list(map(int, np.unravel_index(pos - L.OFFSETS[f.name],
-                                                                        f.shape_for(game.num_players)))))
+        index = pos - L.OFFSETS[f.name]
+        if f.wide:
+            part = "low" if index % 2 == 0 else "high"
+            at = f"[{index // 2}]" if f.shape else ""
+            return (f"field {f.name!r}{at}: its {part} entry is {int(row[pos])}, outside {lo[pos]}..{hi[pos]} "
+                    f"(a wide field stores each value as its low {L.WIDE_BITS} bits, then the rest)")
+        at = "" if not f.shape else str(list(map(int, np.unravel_index(index, f.shape_for(game.num_players)))))
         allowed = "-1 or 1" if f.name == "dir" else f"{lo[pos]}..{hi[pos]}"
         return f"field {f.name!r}{at} is {int(row[pos])}, outside {allowed}"
+    bounds = field_bounds(game)
+    for f in L.FIELDS:
+        if f.wide and f.name in bounds:
+            values = L.wide_values(row[L.OFFSETS[f.name]: L.OFFSETS[f.name] + f.size_for(game.num_players)])
+            a, b = bounds[f.name]
+            bad = np.flatnonzero((values < a) | (values > b))
+            if bad.size:
+                at = f"[{int(bad[0])}]" if f.shape else ""
+                return f"field {f.name!r}{at} is {int(values[bad[0]])}, outside {a}..{b}"
     nd = game.dice.shape[0] if game.name == "dice" else 0
     if int(row[L.S_DRAW_N]) + int(row[L.S_DISC_N]) > (nd if nd else L.MAX_ITEMS):
         return "fields 'draw_n' + 'disc_n': the piles hold more items than the game has"
-    row32 = np.ascontiguousarray(row, dtype=np.int32)
-    code = check_state(row32, game.cfg, game.spec, game.dice)
+    code = check_state(np.ascontiguousarray(row, dtype=L.STATE_DTYPE), game.cfg, game.spec, game.dice)
     return f"invariant broken ({FAILURE_NAMES[code]})" if code else ""
