@@ -153,7 +153,9 @@ def _as_rows(rows: Any, num_envs: int, what: str = "rows") -> np.ndarray:
 #: --prefetch-ab``, ``benchmarks/results/bench_prefetch_ab.txt``): up to 2.7 MiB (B=512) without ran 1.03-1.12x as
 #: fast, from 5.4 MiB on 0.75-0.86x; between, at B=1024 (3.7-4.5 MiB), 0.90-1.04x, a toss-up.  Prefetching where it
 #: was not needed cost at most 12%, not prefetching where it was up to 25%: the threshold sits below the toss-ups.
-PREFETCH_MIN_BYTES = 3 << 20
+#: With int16 state rows B=1024 holds 2.4-3.9 MiB; without prefetching it ran 0.95-1.00x (median of 11 pairs, six
+#: game and player rows) and B=2048 0.73-0.90x, B=512 (1.2-2.0 MiB) 0.94-1.05x: B=1024 stays on the prefetching side.
+PREFETCH_MIN_BYTES = 2 << 20
 
 
 # ---------------------------------------------------------------------------------------------- shared machinery

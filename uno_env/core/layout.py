@@ -14,11 +14,12 @@ Measured alternative: a numba record dtype per game (``np.dtype([...])`` with on
 same in compiled code, but a batch of records cannot be sliced as a plain integer matrix for the batched kernels
 and the AEC fast path, so the row stays a flat array with generated offsets.
 
-Why int16: a step reads about twenty of a game's cache lines (the scalars, the counters, the acting seats' hands,
-the pile tops), and at B=8192 the rows no longer stay cached between steps.  Halving the entries' width halves
-those lines (measured: B=8192 went from 0.83-0.91 of B=1024's steps per CPU-second to 0.89-1.09, one thread,
-``benchmarks/bench_batch_size.py``).  Every entry but five fits in int16 by the rules' own bounds (seats, kinds,
-counts of at most 128 items, dice faces).  The five whose bound is an option or unbounded (``turns`` up to
+Why int16: with int32 entries a step read about twenty of a game's cache lines (the scalars, the counters, the
+acting seats' hands, the pile tops), and at B=8192 the rows no longer stay cached between steps; with int16 it
+reads about twelve.  Measured against int32 rows, paired in one process on one thread: B=8192 4-13% more steps
+per CPU-second in five of six game and player rows, B=1024 level (``docs/benchmarks.md``, "int16 state rows").
+Every entry but five fits in int16 by the rules' own bounds (seats, kinds, counts of at most 128 items, dice
+faces).  The five whose bound is an option or unbounded (``turns`` up to
 ``max_turns``, ``round``, ``flips``, ``round_points`` and the match ``scores`` up to ``target_score``) are *wide*:
 each value takes two entries, the low 15 bits then the rest (:data:`WIDE_BITS`), read and written only through
 :func:`uno_env.core.common.get_wide` / ``set_wide`` in compiled code and through the views here in Python.
