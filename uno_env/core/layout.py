@@ -19,10 +19,10 @@ acting seats' hands, the pile tops), and at B=8192 the rows no longer stay cache
 reads about twelve.  Measured against int32 rows, paired in one process on one thread: B=8192 4-13% more steps
 per CPU-second in five of six game and player rows, B=1024 level (``docs/benchmarks.md``, "int16 state rows").
 Every entry but five fits in int16 by the rules' own bounds (seats, kinds, counts of at most 128 items, dice
-faces).  The five whose bound is an option or unbounded (``turns`` up to
-``max_turns``, ``round``, ``flips``, ``round_points`` and the match ``scores`` up to ``target_score``) are *wide*:
-each value takes two entries, the low 15 bits then the rest (:data:`WIDE_BITS`), read and written only through
-:func:`uno_env.core.common.get_wide` / ``set_wide`` in compiled code and through the views here in Python.
+faces).  The five whose bound is an option or none (``turns`` up to ``max_turns``, ``round``, ``flips``,
+``round_points`` and the match ``scores`` up to ``target_score``) are *wide*: each value takes two entries, the
+low 15 bits then the rest (:data:`WIDE_BITS`), read and written only through :func:`uno_env.core.common.get_wide`
+/ ``set_wide`` in compiled code and through the views here in Python.
 
 The compiled options array is declared here too (:data:`CFG_SLOTS`): its slots are generated from the options
 table in ``uno_env.config`` (one row per rule option) plus the few values derived from the game.
@@ -221,8 +221,10 @@ def players_of_row_length(length: int, num_players: int | None = None) -> int:
         want = (f"{state_len(num_players)} (for {num_players} players)" if num_players is not None else
                 f"state_len(num_players) = {_ROW_START} + {_SEAT_BLOCK} x num_players, "
                 f"num_players in [{MIN_PLAYERS}, {MAX_PLAYERS}]")
-        raise ValueError(f"a state row has {want} entries; got {length} (rows of another player count, or "
-                         f"of an older uno-env whose rows were {_OLD_STATE_LEN} long whatever the game)")
+        raise ValueError(f"a state row has {want} entries; got {length} (rows of another player count, or of an "
+                         f"older uno-env: int32 rows of 555 + 54 x num_players entries before the rows became "
+                         f"int16, {_OLD_STATE_LEN} whatever the game before that; state_dict() carries states "
+                         f"across versions)")
     return n
 
 
