@@ -28,7 +28,6 @@ STATE_FORMAT = "uno-env-state"
 #: 3: rows sized to the player count, so ``fields.hand`` has one row per seat (version 2 had ten rows whatever
 #: the game: read and converted exactly, see :meth:`Game.check_exact`)
 STATE_VERSION = 3
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 #: the readable keys of a state dict (:meth:`Game.view_dict`), which a partial edit may give
 VIEW_KEYS = (
     "game", "hands", "current_colour", "direction", "current_seat", "phase", "scores", "called_uno", "pending_draw",

@@ -120,23 +120,26 @@ def row_problem(game: Game, states: np.ndarray) -> str:
     return ""
 
 
-def _row_bounds(game: Game) -> tuple[np.ndarray, np.ndarray]:
-    """(lowest, highest) of every entry of a state row under ``game`` (:func:`field_bounds`), computed once.  A wide
-    field's low parts are held to ``0 .. 2**WIDE_BITS - 1`` and its high parts to its bounds' high parts (the
-    values themselves are checked in :func:`state_problem`)."""
+def _row_bounds(game: Game) -> tuple[np.ndarray, np.ndarray, list[tuple[L.Field, slice, int, int]]]:
+    """(lowest, highest) of every entry of a state row under ``game`` (:func:`field_bounds`), and (field, entries,
+    lowest, highest value) of every wide field, computed once.  A wide field's low parts are held to
+    ``0 .. 2**WIDE_BITS - 1`` and its high parts to its bounds' high parts; its values are checked against the
+    bounds themselves in :func:`state_problem`."""
     cached = game.__dict__.get("_row_bounds")
     if cached is None:
         lo = np.full(game.state_len, L.STATE_MIN, dtype=np.int64)
         hi = np.full(game.state_len, L.STATE_MAX, dtype=np.int64)
+        wide = []
         for name, (a, b) in field_bounds(game).items():
             f = L.FIELD_BY_NAME[name]
             span = slice(L.OFFSETS[name], L.OFFSETS[name] + f.size_for(game.num_players))
             if f.wide:
                 lo[span][0::2], hi[span][0::2] = 0, 2**L.WIDE_BITS - 1
                 lo[span][1::2], hi[span][1::2] = a >> L.WIDE_BITS, b >> L.WIDE_BITS
+                wide.append((f, span, a, b))
             else:
                 lo[span], hi[span] = a, b
-        cached = game.__dict__["_row_bounds"] = (lo, hi)
+        cached = game.__dict__["_row_bounds"] = (lo, hi, wide)
     return cached
 
 
@@ -147,7 +150,7 @@ def state_problem(game: Game, row: np.ndarray) -> str:
     row = np.asarray(row)
     if row.shape != (game.state_len,):
         return f"a state row is 1-D of length {game.state_len} ({game.num_players} players); got shape {row.shape}"
-    lo, hi = _row_bounds(game)
+    lo, hi, wide = _row_bounds(game)
     out = np.flatnonzero((row < lo) | (row > hi))
     if out.size or row[L.S_DIR] == 0:
         pos = int(out[0]) if out.size else L.S_DIR
@@ -161,15 +164,12 @@ def state_problem(game: Game, row: np.ndarray) -> str:
         at = "" if not f.shape else str(list(map(int, np.unravel_index(index, f.shape_for(game.num_players)))))
         allowed = "-1 or 1" if f.name == "dir" else f"{lo[pos]}..{hi[pos]}"
         return f"field {f.name!r}{at} is {int(row[pos])}, outside {allowed}"
-    bounds = field_bounds(game)
-    for f in L.FIELDS:
-        if f.wide and f.name in bounds:
-            values = L.wide_values(row[L.OFFSETS[f.name]: L.OFFSETS[f.name] + f.size_for(game.num_players)])
-            a, b = bounds[f.name]
-            bad = np.flatnonzero((values < a) | (values > b))
-            if bad.size:
-                at = f"[{int(bad[0])}]" if f.shape else ""
-                return f"field {f.name!r}{at} is {int(values[bad[0]])}, outside {a}..{b}"
+    for f, span, a, b in wide:
+        values = L.wide_values(row[span])
+        bad = np.flatnonzero((values < a) | (values > b))
+        if bad.size:
+            at = f"[{int(bad[0])}]" if f.shape else ""
+            return f"field {f.name!r}{at} is {int(values[bad[0]])}, outside {a}..{b}"
     nd = game.dice.shape[0] if game.name == "dice" else 0
     if int(row[L.S_DRAW_N]) + int(row[L.S_DISC_N]) > (nd if nd else L.MAX_ITEMS):
         return "fields 'draw_n' + 'disc_n': the piles hold more items than the game has"
