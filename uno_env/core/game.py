@@ -284,6 +284,7 @@ class Game:
     def view_dict(self, st: np.ndarray) -> dict[str, Any]:
         """The readable part of :meth:`state_dict`: hands, piles and scalars by name (hidden parts included)."""
         n, k = self.num_players, self.num_kinds
+        v = L.StateView(st, n)  # the wide fields (scores, round, turns, round_points) read as plain ints
         hands = [self._kind_list(st[E.O_HAND + s * E.MAX_KINDS: E.O_HAND + s * E.MAX_KINDS + k]) for s in range(n)]
         d: dict[str, Any] = {
             "game": self.name,
@@ -292,16 +293,16 @@ class Game:
             "direction": int(st[E.S_DIR]),
             "current_seat": int(st[E.S_CUR]),
             "phase": E.PHASE_NAMES[st[E.S_PHASE]],
-            "scores": [int(x) for x in L.wide_values(st[E.O_SCORES: E.O_SCORES + 2 * n])],
+            "scores": [int(x) for x in v.scores[:n]],
             "called_uno": [bool(x) for x in st[E.O_CALLED: E.O_CALLED + n]],
             "pending_draw": int(st[E.S_PENDING]),
             "top": self.kinds.names[st[E.S_TOP]],
             "dealer": int(st[E.S_DEALER]),
-            "round": _wide(st, E.S_ROUND),
-            "turns": _wide(st, E.S_TURNS),
+            "round": v.round,
+            "turns": v.turns,
             "done": ("", "terminated", "truncated")[st[E.S_DONE]],
             "round_winner": int(st[E.S_WINNER]),
-            "round_points": _wide(st, E.S_ROUND_POINTS),
+            "round_points": v.round_points,
             "match_winner": int(st[E.S_MATCH_WINNER]),
             "drawn": None if st[E.S_DRAWN] < 0 else self.kinds.names[st[E.S_DRAWN]],
             "pending_symbol": int(st[E.S_PENDING_SYM]),
@@ -494,11 +495,6 @@ def _loc_name(loc: int):
     if loc == E.LOC_CENTRE:
         return "centre"
     return loc
-
-
-def _wide(st: np.ndarray, off: int) -> int:
-    """The value of the wide scalar field at ``off`` of the row ``st``."""
-    return int(L.wide_values(st[off: off + 2])[0])
 
 
 def _field_value(entries: np.ndarray, shape: tuple[int, ...], wide: bool) -> Any:
