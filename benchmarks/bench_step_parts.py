@@ -72,7 +72,7 @@ def main() -> None:
     step = cpu_seconds(lambda: env.step(policy.act_batch(obs, masks)))
     times["rest"] = step - sum(times.values())
     print(f"{game} {players}p B={batch}: observation {obs.shape[1]} values, {masks.shape[1]} actions, state row "
-          f"{env._states.shape[1] * 4} bytes; load average {os.getloadavg()[0]:.2f}")
+          f"{env._states[0].nbytes} bytes; load average {os.getloadavg()[0]:.2f}")
     print(f"step + act {step / batch * 1e9:8.1f} ns/game ({batch / step:,.0f} steps per CPU-second)")
     for name, t in times.items():
         print(f"  {name:<8}{t / batch * 1e9:8.1f} ns/game")
