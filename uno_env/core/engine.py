@@ -1,6 +1,6 @@
 """The compiled rules core shared by the three games: a short dispatcher by phase and by action section.
 
-A game is one int32 row (``st``, layout in ``layout.py``) plus one uint64 PRNG word (``rng``); a batch is a 2-D
+A game is one int16 row (``st``, layout in ``layout.py``) plus one uint64 PRNG word (``rng``); a batch is a 2-D
 array of rows.  Every function here works on one row; the kernels that loop over a batch are in ``batch.py``.
 The rules read the game's kind table (``spec``: colour, symbol, points, copies per kind), its dice (``dice``:
 kind of each face, UNO Dice only) and the options (``cfg``, int64, slots generated from the options table):

@@ -57,7 +57,7 @@ FAILURE_NAMES = ("ok", "negative count", "hand size", "conservation", "seat", "t
 def check_state(st, cfg, spec, dice):
     """The one invariant checker: 0 when ``st`` is a consistent state, else a failure code (FAILURE_NAMES).
 
-    Every index is range-checked before it is used, so any int32 row can be checked safely.
+    Every index is range-checked before it is used, so any int16 row can be checked safely.
     """
     n = cfg[E.C_NP]
     k = cfg[E.C_K]
