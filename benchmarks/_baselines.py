@@ -1,20 +1,21 @@
 """Competitor loops for the side-by-side benchmarks (RLCard UNO, OpenSpiel crazy_eights).
 
-Each function runs its competitor in *this* process, for ``seconds`` of wall time, ``repeats`` times, and
-returns one steps-per-second figure per repeat, so the caller can take a median next to uno-env's own
-figures measured the same way. Importing this module has no side effects: the competitor libraries are
-imported lazily inside each function, and a missing one raises ``ImportError`` saying how to get it
-(``pip install -e .[bench]``).
+Each ``*_loop`` function builds its competitor in *this* process and returns a burst function: ``burst(seconds)``
+runs it for ``seconds`` of wall time and returns steps per second, with the game and random stream kept between
+bursts, so a caller can alternate competitors' bursts with uno-env's own (``bench_aec.py``).  Each
+``*_steps_per_sec`` function runs ``repeats`` bursts back to back and returns one figure per repeat. Importing
+this module has no side effects: the competitor libraries are imported lazily inside each function, and a
+missing one raises ``ImportError`` saying how to get it (``pip install -e .[bench]``).
 
 What a "step" is, per loop:
 
-* ``rlcard_uno_steps_per_sec``: one ``env.step`` call of RLCard's own environment (``rlcard.make('uno')``),
+* ``rlcard_uno_loop``: one ``env.step`` call of RLCard's own environment (``rlcard.make('uno')``),
   driven by a uniformly random legal action, full games back to back. This is RLCard's standard agent loop,
   including its state extraction (observation encoding and legal-action dict) on every step.
-* ``openspiel_crazy_eights_steps_per_sec(mode="rl_env")``: one ``rl_environment.Environment.step`` call
+* ``openspiel_crazy_eights_loop(mode="rl_env")``: one ``rl_environment.Environment.step`` call
   (OpenSpiel's Python RL wrapper; it builds observation tensors and legal-action lists for every player, and
   resolves chance nodes internally).
-* ``openspiel_crazy_eights_steps_per_sec(mode="raw")``: one player ``state.apply_action`` on the C++ state;
+* ``openspiel_crazy_eights_loop(mode="raw")``: one player ``state.apply_action`` on the C++ state;
   chance outcomes (deals, draws) are sampled and applied too but not counted. No observation tensors are
   built, so this is the bare C++ rules engine, with pybind11 call overhead.
 """
@@ -22,10 +23,12 @@ What a "step" is, per loop:
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["rlcard_uno_steps_per_sec", "openspiel_crazy_eights_steps_per_sec"]
+__all__ = ["rlcard_uno_loop", "openspiel_crazy_eights_loop", "rlcard_uno_steps_per_sec",
+           "openspiel_crazy_eights_steps_per_sec"]
 
 _BENCH_HINT = "pip install -e .[bench]"
 
@@ -99,16 +102,16 @@ def _check_budget(seconds: float, repeats: int) -> None:
         raise ValueError(f"repeats must be >= 1, got {repeats}")
 
 
-def rlcard_uno_steps_per_sec(
-    seconds: float = 2.0, repeats: int = 5, num_players: int = 2, seed: int = 0
-) -> list[float]:
-    """RLCard UNO: ``env.step`` calls per second with uniformly random legal actions, full games."""
-    _check_budget(seconds, repeats)
+def rlcard_uno_loop(num_players: int = 2, seed: int = 0) -> Callable[[float], float]:
+    """RLCard UNO as a burst function: ``burst(seconds)`` plays full games with uniformly random legal actions for
+    ``seconds`` of wall time and returns its ``env.step`` calls per second.  The environment and the random stream
+    live on between bursts, so bursts can alternate with other engines' (``bench_aec.py``)."""
     rlcard = _import_rlcard()
     env = rlcard.make("uno", config={"seed": seed, "game_num_players": num_players})
     rng = _Uniforms(seed)
-    results: list[float] = []
-    for _ in range(repeats):
+
+    def burst(seconds: float) -> float:
+        _check_budget(seconds, 1)
         steps = 0
         start = time.perf_counter()
         deadline = start + seconds
@@ -122,23 +125,18 @@ def rlcard_uno_steps_per_sec(
             # Check the clock between games only: a game is ~50 steps (a few ms), far below the budget.
             if time.perf_counter() >= deadline:
                 break
-        results.append(steps / (time.perf_counter() - start))
-    return results
+        return steps / (time.perf_counter() - start)
+
+    return burst
 
 
-def openspiel_crazy_eights_steps_per_sec(
-    seconds: float = 2.0,
-    repeats: int = 5,
-    players: int = 2,
-    seed: int = 0,
-    mode: str = "rl_env",
-) -> list[float]:
-    """OpenSpiel ``crazy_eights``: player steps per second with uniformly random legal actions.
+def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl_env") -> Callable[[float], float]:
+    """OpenSpiel ``crazy_eights`` as a burst function (see :func:`rlcard_uno_loop`): player steps per second with
+    uniformly random legal actions.
 
     ``mode="rl_env"`` counts ``rl_environment.Environment.step`` calls; ``mode="raw"`` counts non-chance
     ``state.apply_action`` calls on the C++ state (chance outcomes sampled by probability, not counted).
     """
-    _check_budget(seconds, repeats)
     if mode not in ("rl_env", "raw"):
         raise ValueError(f"mode must be 'rl_env' or 'raw', got {mode!r}")
     pyspiel = _import_pyspiel()
@@ -146,12 +144,14 @@ def openspiel_crazy_eights_steps_per_sec(
     rng = _Uniforms(seed)
     # Checking the clock every step would cost a visible share of the raw loop; check every 256 steps.
     check_every = 256
-    results: list[float] = []
 
     if mode == "raw":
-        for _ in range(repeats):
+        raw_state = [game.new_initial_state()]
+
+        def raw_burst(seconds: float) -> float:
+            _check_budget(seconds, 1)
             steps = 0
-            state = game.new_initial_state()
+            state = raw_state[0]
             start = time.perf_counter()
             deadline = start + seconds
             while True:
@@ -166,17 +166,22 @@ def openspiel_crazy_eights_steps_per_sec(
                         steps += 1
                 if time.perf_counter() >= deadline:
                     break
-            results.append(steps / (time.perf_counter() - start))
-        return results
+            raw_state[0] = state
+            return steps / (time.perf_counter() - start)
+
+        return raw_burst
 
     try:
         from open_spiel.python import rl_environment  # noqa: PLC0415
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError(f"open_spiel.python.rl_environment is missing; run `{_BENCH_HINT}`") from exc
     env = rl_environment.Environment(game, chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed))
-    for _ in range(repeats):
+    last = [env.reset()]
+
+    def env_burst(seconds: float) -> float:
+        _check_budget(seconds, 1)
         steps = 0
-        time_step = env.reset()
+        time_step = last[0]
         start = time.perf_counter()
         deadline = start + seconds
         while True:
@@ -189,5 +194,31 @@ def openspiel_crazy_eights_steps_per_sec(
                 steps += 1
             if time.perf_counter() >= deadline:
                 break
-        results.append(steps / (time.perf_counter() - start))
-    return results
+        last[0] = time_step
+        return steps / (time.perf_counter() - start)
+
+    return env_burst
+
+
+def rlcard_uno_steps_per_sec(
+    seconds: float = 2.0, repeats: int = 5, num_players: int = 2, seed: int = 0
+) -> list[float]:
+    """RLCard UNO: ``env.step`` calls per second with uniformly random legal actions, full games; one figure per
+    repeat of ``seconds``."""
+    _check_budget(seconds, repeats)
+    burst = rlcard_uno_loop(num_players, seed)
+    return [burst(seconds) for _ in range(repeats)]
+
+
+def openspiel_crazy_eights_steps_per_sec(
+    seconds: float = 2.0,
+    repeats: int = 5,
+    players: int = 2,
+    seed: int = 0,
+    mode: str = "rl_env",
+) -> list[float]:
+    """OpenSpiel ``crazy_eights`` (see :func:`openspiel_crazy_eights_loop`): one steps-per-second figure per repeat
+    of ``seconds``."""
+    _check_budget(seconds, repeats)
+    burst = openspiel_crazy_eights_loop(players, seed, mode)
+    return [burst(seconds) for _ in range(repeats)]
