@@ -2,9 +2,10 @@
 
 The loop is PettingZoo's canonical one (``agent_iter()``, ``last()``, a uniformly random legal action from the
 mask, ``step()``), so the figure includes the observation every ``last()`` builds.  All competitors run in this
-process, in ``--repeats`` rounds of one ``--seconds`` burst each, alternated, so that a drift of a shared machine's
-speed hits every engine alike; the table shows each engine's median, the ratio of the medians to RLCard's, and the
-median and quartiles of the per-round ratios (each engine's burst against RLCard's burst of the same round).
+process, in ``--repeats`` rounds of one ``--seconds`` burst each (every other round in reverse order), so that a
+drift of a shared machine's speed hits every engine alike; the table shows each engine's median, the ratio of the
+medians to RLCard's, and the median and quartiles of the per-round ratios (each engine's burst against RLCard's
+burst of the same round).
 
     python benchmarks/bench_aec.py [--seconds 1] [--repeats 15] [--games classic pocket dice] [--json out.json]
 """
@@ -81,8 +82,9 @@ def main(argv=None) -> int:
     for burst in loops.values():
         burst(0.2)  # warm up (first games, caches) outside the timed rounds
     runs: dict[str, list[float]] = {name: [] for name in loops}
-    for _ in range(args.repeats):  # rounds of one burst per engine: a drift of the machine's speed hits all alike
-        for name, burst in loops.items():
+    order = list(loops.items())
+    for i in range(args.repeats):  # rounds of one burst per engine: a drift of the machine's speed hits all alike,
+        for name, burst in (order if i % 2 == 0 else order[::-1]):  # and every other round runs them in reverse
             runs[name].append(burst(args.seconds))
     medians = {name: statistics.median(v) for name, v in runs.items()}
     base = runs.get(RLCARD)
