@@ -8,10 +8,11 @@ legal mask rows that every step writes.  With more than two ``--batches`` (a swe
 16384``) every size is compared with the first.  The simulator prefetches only batches over
 ``uno_env.vector.PREFETCH_MIN_BYTES``; ``--prefetch-ab`` instead alternates bursts with and without prefetching at
 each batch size and prints the median of the pairs' ratios (without/with) and its quartiles: how that threshold was
-chosen.
+chosen.  ``--threads 0`` measures the env as users get it, on its default threads, in wall time (CPU time would
+count the helpers' spinning between steps, which costs a user's wall clock nothing).
 
     python benchmarks/bench_batch_size.py [--games classic pocket dice] [--players 2 4] [--batches 1024 8192 ...]
-                                          [--bursts 9] [--burst 0.3] [--prefetch-ab] [--json out.json]
+                                          [--bursts 9] [--burst 0.3] [--threads 1] [--prefetch-ab] [--json out.json]
 """
 from __future__ import annotations
 
@@ -22,18 +23,22 @@ import statistics
 import time
 from pathlib import Path
 
+from uno_env._threads import resolve_num_threads
 from uno_env.vector import PREFETCH_MIN_BYTES, RandomLegalPolicy, UnoVectorEnv
 
 
-def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float) -> float:
-    """Steps per CPU-second of one burst of random legal actions (observations and masks every step)."""
+def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float, wall: bool = False) -> float:
+    """Steps per CPU-second of one burst of random legal actions (observations and masks every step); with ``wall``,
+    steps per second of wall time, a burst of ``seconds`` of wall time (threaded envs: helpers' spinning is CPU time
+    that a user's wall clock does not see)."""
+    clock = time.perf_counter if wall else time.process_time
     obs, masks = env.observations, env.masks
     env.step(policy.act_batch(obs, masks))
-    calls, t0 = 0, time.process_time()
-    while time.process_time() - t0 < seconds:
+    calls, t0 = 0, clock()
+    while clock() - t0 < seconds:
         env.step(policy.act_batch(obs, masks))
         calls += 1
-    return calls * env.num_envs / (time.process_time() - t0)
+    return calls * env.num_envs / (clock() - t0)
 
 
 def prefetch_ab(args: argparse.Namespace) -> None:
@@ -76,8 +81,13 @@ def main() -> None:
     parser.add_argument("--burst", type=float, default=0.3, help="seconds of CPU time per burst")
     parser.add_argument("--prefetch-ab", action="store_true",
                         help="at each batch size, bursts without against with the kernel's prefetching")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="simulator threads (num_threads); 0 = the env's default. Other than 1, bursts are timed "
+                             "and counted in wall time")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    if args.threads < 0:
+        parser.error(f"--threads must be 0 (the default) or a positive count, got {args.threads}")
     if args.prefetch_ab:
         prefetch_ab(args)
         return
@@ -85,31 +95,40 @@ def main() -> None:
     if len(batches) < 2 or len(set(batches)) != len(batches) or min(batches) < 1:
         parser.error(f"--batches needs two or more distinct positive sizes, got {batches}")
     small = batches[0]
-    print(f"one simulator thread; {args.bursts} alternating bursts of {args.burst:g} CPU-s; steps per CPU-second "
-          f"(median); load average {os.getloadavg()[0]:.2f} at the start")
+    threads = None if args.threads == 0 else args.threads
+    wall = threads != 1
+    unit = "s of wall time; steps per second" if wall else "CPU-s; steps per CPU-second"
+    print(f"simulator threads: {resolve_num_threads(threads)}{' (the default)' if threads is None else ''}; "
+          f"{args.bursts} alternating bursts of {args.burst:g} {unit} (median); load average "
+          f"{os.getloadavg()[0]:.2f} at the start")
     header = f"{'game':<9}{'players':>7}{'row bytes':>11}{'obs+mask':>10}" + "".join(f"{f'B={b}':>13}" for b in batches)
     if len(batches) == 2:
-        header += f"{'big/small':>11}"
+        header += f"{'big/small':>11}   pairs: median [quartiles]"
     else:
         header += "".join(f"{f'{b}/{small}':>12}" for b in batches[1:])
     print(header)
     out = {}
     for game in args.games:
         for n in args.players:
-            envs = {b: UnoVectorEnv(game, b, num_players=n, seed=0, num_threads=1) for b in batches}
+            envs = {b: UnoVectorEnv(game, b, num_players=n, seed=0, num_threads=threads) for b in batches}
             for env in envs.values():
                 env.reset()
             runs: dict[int, list[float]] = {b: [] for b in batches}
             policy = RandomLegalPolicy(0)
             for i in range(args.bursts):
                 for b in (batches if i % 2 == 0 else batches[::-1]):
-                    runs[b].append(burst(envs[b], policy, args.burst))
+                    runs[b].append(burst(envs[b], policy, args.burst, wall))
             med = {b: statistics.median(v) for b, v in runs.items()}
             row_bytes = envs[small].states[0].nbytes
             io_bytes = envs[small].observations[0].nbytes + envs[small].masks[0].nbytes
             line = f"{game:<9}{n:>7}{row_bytes:>11,}{io_bytes:>10,}" + "".join(f"{med[b]:>13,.0f}" for b in batches)
             line += "".join(f"{med[b] / med[small]:>{11 if len(batches) == 2 else 12}.2f}" for b in batches[1:])
+            if len(batches) == 2:  # each burst of the big batch against the small one's next to it
+                q1, q2, q3 = statistics.quantiles([a / b for a, b in zip(runs[batches[1]], runs[small])], n=4)
+                line += f"   {q2:.2f} [{q1:.2f}, {q3:.2f}]"
             print(line, flush=True)
+            for env in envs.values():
+                env.close()
             out[f"{game}/{n}p"] = {"row_bytes": row_bytes, "obs_mask_bytes": io_bytes,
                                    "runs": {str(b): v for b, v in runs.items()}}
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
