@@ -123,7 +123,7 @@ def main() -> None:
             io_bytes = envs[small].observations[0].nbytes + envs[small].masks[0].nbytes
             line = f"{game:<9}{n:>7}{row_bytes:>11,}{io_bytes:>10,}" + "".join(f"{med[b]:>13,.0f}" for b in batches)
             line += "".join(f"{med[b] / med[small]:>{11 if len(batches) == 2 else 12}.2f}" for b in batches[1:])
-            if len(batches) == 2:  # each burst of the big batch against the small one's next to it
+            if len(batches) == 2 and args.bursts >= 2:  # each burst of the big batch against the small one's beside it
                 q1, q2, q3 = statistics.quantiles([a / b for a, b in zip(runs[batches[1]], runs[small])], n=4)
                 line += f"   {q2:.2f} [{q1:.2f}, {q3:.2f}]"
             print(line, flush=True)
