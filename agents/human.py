@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import re
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -37,6 +38,9 @@ _HELP_WORDS = {"?", "h", "help"}
 
 class HumanQuit(Exception):
     """The person ended the game (Ctrl-D / end of input, or ``quit``)."""
+
+
+_CHOICE_NUMBER = re.compile(r"-?[0-9]+")
 
 
 def _norm(text: str) -> str:
@@ -192,11 +196,13 @@ class HumanAgent(BaseAgent):
         t = _norm(text)
         if not t:
             return None, f"type a number from 1 to {len(legal)} or an action name"
-        if t.isdigit() or (t.startswith("-") and t[1:].isdigit()):
-            i = int(t)
-            if 1 <= i <= len(legal):
+        # ASCII digits only: str.isdigit() also passes superscripts such as "²", which int() refuses
+        if _CHOICE_NUMBER.fullmatch(t):
+            i = int(t) if len(t) <= 9 else None  # int() refuses thousands of digits; no list is that long anyway
+            if i is not None and 1 <= i <= len(legal):
                 return int(legal[i - 1]), ""
-            return None, f"there is no choice {i}; type a number from 1 to {len(legal)} or an action name"
+            shown = str(i) if i is not None else t[:12] + "..."
+            return None, f"there is no choice {shown}; type a number from 1 to {len(legal)} or an action name"
         if self.actions.num_dice:  # UNO Dice: "play red 1" names the die showing it, when only one does
             av = self.actions
             names = self.game.kinds.names
@@ -296,7 +302,7 @@ def play_cli(
     for s, spec in zip(others, specs):
         seat_agents[s] = load_agent(spec, g, seed=int(rng.integers(2**63 - 1)), allow_pickle=allow_pickle)
         labels[s] = f"player_{s} ({spec})"
-    human = HumanAgent(g, input_stream=input_stream, output_stream=out, state_fn=lambda: env.game_state.row)
+    human = HumanAgent(g, input_stream=input_stream, output_stream=out, state_fn=lambda: env.game_view.row)
     labels[seat] = f"player_{seat} (you)"
     env.reset(seed=int(rng.integers(2**63 - 1)))
     say(f"UNO {g.name}, {n} players. You are player_{seat}. Type a number or an action name; "
@@ -311,13 +317,13 @@ def play_cli(
                 action = human.act(obs["observation"], obs["action_mask"])
                 say(f"{labels[s]}: {g.action_names[action]}")
             else:
-                action = int(agent_action(seat_agents[s], env.game_state.row, obs["observation"], obs["action_mask"]))
+                action = int(agent_action(seat_agents[s], env.game_view.row, obs["observation"], obs["action_mask"]))
                 say(f"{labels[s]}: {g.action_names[action]}")
             env.step(action)
     except (HumanQuit, KeyboardInterrupt):
         say("\nGoodbye.")
         return 0
-    st = env.game_state
+    st = env.game_view
     say("")
     say(render_ansi(g, st.row))
     if st.done == 2:

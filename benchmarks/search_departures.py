@@ -65,7 +65,7 @@ def main() -> None:
             h = heuristic.act(obs["observation"], mask)
             a = h
             if agent == me:
-                a = search.act_from_state(u.game_state.row)
+                a = search.act_from_state(u.game_view.row)
                 if mask.sum() > 1:
                     total[section(h)] += 1
                     if a != h:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 ENV_VAR = "UNO_ENV_NUM_THREADS"
+MAX_THREADS = 1024  # each thread is an OS thread started on the first threaded step: a typo must not start millions
 MIN_CHUNK = 64  # games per chunk at least: below that a chunk costs more to hand over than to run
 CHUNKS_PER_THREAD = 4  # several chunks per thread so that a descheduled thread holds back little work
 # games per piece that threads claim inside a compiled call (``core.batch.claim``): claiming costs a
@@ -49,9 +50,9 @@ HELPER_SPIN_SECONDS = 0.001
 def available_cpus() -> int:
     """CPUs this process may run on (its affinity mask, which container CPU pinning sets), at least 1."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return min(max(1, len(os.sched_getaffinity(0))), MAX_THREADS)
     except (AttributeError, OSError):  # pragma: no cover - platforms without sched_getaffinity
-        return max(1, os.cpu_count() or 1)
+        return min(max(1, os.cpu_count() or 1), MAX_THREADS)
 
 
 def default_num_threads() -> int:
@@ -63,9 +64,9 @@ def default_num_threads() -> int:
         value = int(raw)
     except ValueError:
         value = 0
-    if value < 1:
-        raise ValueError(f"environment variable {ENV_VAR}={raw!r}: expected a positive integer (threads of the "
-                         f"batched simulator), e.g. {ENV_VAR}=1")
+    if not 1 <= value <= MAX_THREADS:
+        raise ValueError(f"environment variable {ENV_VAR}={raw!r}: expected a positive integer (at most "
+                         f"{MAX_THREADS}; threads of the batched simulator), e.g. {ENV_VAR}=1")
     return value
 
 
@@ -74,9 +75,9 @@ def resolve_num_threads(num_threads: object) -> int:
     if num_threads is None:
         return default_num_threads()
     is_int = isinstance(num_threads, int) and not isinstance(num_threads, bool) or _is_np_int(num_threads)
-    if not is_int or int(num_threads) < 1:  # type: ignore[call-overload]
-        raise ValueError(f"num_threads must be a positive integer or None (None: ${ENV_VAR} if set, else the "
-                         f"number of usable CPUs); got {num_threads!r}")
+    if not is_int or not 1 <= int(num_threads) <= MAX_THREADS:  # type: ignore[call-overload]
+        raise ValueError(f"num_threads must be a positive integer (at most {MAX_THREADS}) or None (None: ${ENV_VAR} "
+                         f"if set, else the number of usable CPUs); got {num_threads!r}")
     return int(num_threads)  # type: ignore[call-overload]
 
 

@@ -7,6 +7,7 @@ checks inside the environment, because three stacked wrappers' attribute forward
 from __future__ import annotations
 
 import copy
+import json
 import math
 import numbers
 from collections.abc import Mapping
@@ -111,6 +112,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._has_reset = False
         self._illegal_ended = False
         self._live = False  # reset and not finished: step() takes the fast path
+        # set when game_state handed out the writable row: it may have been edited, so the next step(), observe()
+        # or state() checks it (and syncs the mask and the acting agent) before compiled code reads it
+        self._rows_unchecked = False
         self._cached_obs = np.zeros(self._obs_dim, dtype=np.float32)  # the seat to act's view, written by step()
         self._cached_seat = -1
         self._rewards_set = False
@@ -164,8 +168,22 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     def game_state(self) -> StateView:
         """The live state as a named view (``.cur``, ``.hand[seat, kind]``, ``.draw[: .draw_n]``, ...; the fields of
         ``uno_env.core.layout.FIELDS``), hidden information included: for tools and tests, not for agents.
-        Writes go to the game; call :meth:`sync_state` after editing it."""
+        Writes go to the game; call :meth:`sync_state` after editing it (the next ``step()``, ``observe()`` or
+        ``state()`` checks the row too, and refuses one the rules cannot reach).  To read only, use
+        :attr:`game_view`."""
         self._require_reset("game_state")
+        self._rows_unchecked = True
+        return StateView(self._st)
+
+    @property
+    def game_view(self) -> StateView:
+        """A copy of the live state as a named view (as :attr:`game_state`, but writes change nothing): for tools
+        that only look."""
+        self._require_reset("game_view")
+        return StateView(self._st.copy())
+
+    def _live_view(self) -> StateView:
+        """The live row for this package's own readers (the Gymnasium shell), which never write it: no edit mark."""
         return StateView(self._st)
 
     @property
@@ -186,9 +204,28 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         return "terminate" if self._terminate_on_illegal else "raise"
 
     def sync_state(self) -> None:
-        """Recompute the legal mask and the acting agent after :attr:`game_state` was edited in place."""
+        """Recompute the legal mask and the acting agent after :attr:`game_state` was edited in place.
+
+        The edited row is checked first (field ranges, conservation, phase consistency: what
+        :meth:`load_state_dict` checks): a state the rules cannot reach raises ``ValueError`` naming the field,
+        and the environment refuses to step or observe until the row is fixed and synced (or reset, or loaded).
+        """
         self._require_reset("sync_state")
-        self._sync_after_load()
+        self._check_edits("sync_state")
+
+    def _check_edits(self, what: str) -> None:
+        problem = self.game.state_problem(self._st)
+        if problem:
+            self._rows_unchecked = True
+            raise ValueError(f"{what}(): the edited state {problem}; fix it through game_state and call "
+                             f"sync_state() (or load a state dict, or reset())")
+        self._rows_unchecked = False
+        running = StateView(self._st).done == 0 and not self._illegal_ended
+        if running != self._live:  # the edit started or ended the game: the shell starts afresh on it
+            self._illegal_ended = False
+            self._apply_shell_state(self._check_shell_state(None, self._st.copy()))
+        elif running:
+            self._sync_after_load()
 
     def state(self) -> np.ndarray:
         """The full state as a float32 vector (hidden cards included), for centralised critics.
@@ -196,6 +233,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         Its rows are :attr:`state_layout`; it lies in :attr:`state_space`.  Not for the agents' own inputs.
         """
         self._require_reset("state")
+        if self._rows_unchecked:
+            self._check_edits("state")
         return self._state_encoder.encode(self._st)
 
     @property
@@ -220,13 +259,20 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             if "env" in d:
                 raise ValueError("env: the shell's state is restored only with a versioned state dict "
                                  "(one from state_dict(), with 'format')")
-            self.game.load_state_dict(self._st, d)
-            self._sync_after_load()
+            was_over = StateView(self._st).done != 0
+            self.game.load_state_dict(self._st, d)  # the whole edited row is checked: an edit via game_state too
+            self._rows_unchecked = False
+            if (StateView(self._st).done != 0) != was_over:
+                # the edit started or ended the game: the shell (agents, flags, rewards, infos) starts afresh on it
+                self._apply_shell_state(self._check_shell_state(None, self._st.copy()))
+            else:
+                self._sync_after_load()
             return
         row, words = self.game.check_exact(d)
         shell = self._check_shell_state(d.get("env"), row)
         self._st[:] = row
         self._r[:] = words
+        self._rows_unchecked = False
         self._apply_shell_state(shell)
 
     def _check_shell_state(self, env: Any, row: np.ndarray) -> dict[str, Any]:
@@ -259,12 +305,12 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
                 raise ValueError(f"env.{key}: expected one entry per agent of env.agents ({agents}), got "
                                  f"{short_repr(value)}")
             for a, x in value.items():
-                ok = isinstance(x, Mapping) if kind is dict else (
+                ok = _json_ready(x) if kind is dict else (
                     isinstance(x, bool) if kind is bool else
-                    isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x))
+                    isinstance(x, (int, float)) and not isinstance(x, bool) and _finite(x))
                 if not ok:
-                    raise ValueError(f"env.{key}[{a!r}]: expected {'a dict' if kind is dict else kind.__name__}, "
-                                     f"got {short_repr(x)}")
+                    wanted = {dict: "a JSON-ready dict", float: "a finite number", bool: "True or False"}[kind]
+                    raise ValueError(f"env.{key}[{a!r}]: expected {wanted}, got {short_repr(x)}")
         if env["seed"] is not None:
             check_seed(env["seed"], "env.seed")
         if type(env["episode"]) is not int or env["episode"] < 0:
@@ -312,7 +358,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         """Deal a new game. ``seed`` (an int) makes the whole game reproducible; ``None`` continues the env's
         random stream.
 
-        ``options`` is accepted for PettingZoo compatibility and not used.
+        ``options`` is accepted and not used: PettingZoo's API test passes options an env may ignore.
         """
         if seed is not None:
             self._seed, self._episode = check_seed(seed), 0
@@ -330,6 +376,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._has_reset = True
         self._illegal_ended = False
+        self._rows_unchecked = False
         self._cached_seat = -1
         self._live = True
         self._rewards_set = False
@@ -349,6 +396,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
+        if self._rows_unchecked:
+            self._check_edits("observe")
         try:
             seat = self._seat[agent]
         except (KeyError, TypeError):
@@ -364,6 +413,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The legal-action mask of ``agent`` (default: the acting agent)."""
+        self._require_reset("action_mask")
         agent = self.agent_selection if agent is None else agent
         return self.observe(agent)["action_mask"]
 
@@ -373,6 +423,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before last()")
+        if not self.agents:
+            raise OrderError("the game is over and every agent has been removed; call reset()")
         agent = self.agent_selection
         return (
             self.observe(agent) if observe else None,
@@ -382,6 +434,11 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             self.infos[agent],
         )
 
+    def agent_iter(self, max_iter: int = 2**63):
+        """PettingZoo's iterator over the agent to act, after a ``reset()`` (before one there is no agent)."""
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
     def step(self, action: Any) -> None:
         """Apply ``action`` (an int in ``[0, A)``) for the seat in ``agent_selection``; ``None`` for a finished seat.
 
@@ -389,6 +446,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         :class:`IllegalActionError` in ``raw_env`` (state unchanged) and ends the game with -1 for the offender in
         ``env()``.
         """
+        if self._rows_unchecked:
+            self._check_edits("step")
         if not self._live:  # not reset yet, or the game is over: only dead-agent steps remain
             self._step_not_live(action)
             return
@@ -532,6 +591,24 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     def close(self) -> None:
         """Nothing to release (no window, no process); here for the PettingZoo API."""
         pass
+
+
+def _finite(x: float) -> bool:
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _json_ready(x: Any) -> bool:
+    """An info dict of a state dict: a mapping that survives JSON (the state dict's promise)."""
+    if not isinstance(x, Mapping):
+        return False
+    try:
+        json.dumps(x, allow_nan=False)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return False
+    return True
 
 
 def env(game: str = "classic", num_players: int | None = None, rules: Any = None, render_mode: str | None = None):

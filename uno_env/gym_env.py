@@ -239,8 +239,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         self._done = self._game_over()
         if not self._done:
             reward += self._play_others()
-        terminated = self._done and self.aec.game_state.done == 1
-        truncated = self._done and self.aec.game_state.done == 2
+        terminated = self._done and self.aec._live_view().done == 1
+        truncated = self._done and self.aec._live_view().done == 2
         if self.render_mode == "human":
             self.render()
         return self._observation(), float(reward), terminated, truncated, self._info()
@@ -266,7 +266,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             from .render_image import render_rgb
 
             return render_rgb(self.game, self.aec.state_dict(), show_seat=self.learner_seat)
-        st = self.aec.game_state
+        st = self.aec._live_view()
         hand = st.hand[self.learner_seat, : self.game.num_kinds]
         names = self.game.kinds.names
         text = render_ansi(self.game, st.row) + (
@@ -288,8 +288,11 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
 
         The AEC state dict of the game (see ``uno_env.aec.raw_env.state_dict``) whose ``"env"`` part here also
         holds the learner's seat, whether the episode is over, the state of ``np_random`` (it seeds the next
-        episodes) and of each opponent's random stream (agents with a numpy ``rng``; ``None`` for the others).
-        :meth:`load_state_dict` of it continues exactly as this environment would.
+        episodes) and of each opponent's random stream: ``agent.get_rng_state()`` for an agent with the
+        random-state protocol (``get_rng_state()`` returning JSON-ready data, ``set_rng_state(state)`` taking it
+        back and raising ``ValueError`` on a bad state without changing the agent; ``ismcts`` has it), else the
+        state of its numpy ``rng`` Generator, else ``None``.  :meth:`load_state_dict` of it continues exactly as
+        this environment would.
         """
         if not self._has_reset:
             raise OrderError("reset() needs to be called before state_dict()")
@@ -313,7 +316,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             else:
                 if not self._has_reset:
                     raise OrderError("reset() needs to be called before load_state_dict() of a partial state")
-                row = self.aec.game_state.row.copy()
+                row = self.aec._live_view().row.copy()
                 self.game.load_state_dict(row, d)
             view = StateView(row)
             if view.done == 0 and view.cur != self.learner_seat:
@@ -346,10 +349,14 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             raise ValueError(f"env.opponents: expected {len(self.opponents)} entries (one per other seat), got "
                              f"{short_repr(opps)}")
         for i, (agent, state) in enumerate(zip(self.opponents, opps)):
-            if state is not None:
-                if not isinstance(getattr(agent, "rng", None), np.random.Generator):
-                    raise ValueError(f"env.opponents[{i}]: opponent {agent!r} has no random stream to set")
+            if state is None:
+                continue
+            if _has_rng_protocol(agent):
+                _check_protocol_state(f"env.opponents[{i}]", agent, state)
+            elif isinstance(getattr(agent, "rng", None), np.random.Generator):
                 _checked_rng_state(f"env.opponents[{i}]", state)
+            else:
+                raise ValueError(f"env.opponents[{i}]: opponent {agent!r} has no random stream to set")
         row, _ = self.game.check_exact(d)
         view = StateView(row)
         if not env["done"] and (view.done != 0 or view.cur != seat):
@@ -360,17 +367,21 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         if np_random is not None:
             self._np_random = np_random
         for agent, state in zip(self.opponents, opps):
-            if state is not None:
+            if state is None:
+                continue
+            if _has_rng_protocol(agent):
+                agent.set_rng_state(state)
+            else:
                 agent.rng.bit_generator.state = state
 
     # ------------------------------------------------------------------------------------------ internals
     def _game_over(self) -> bool:
-        return self.aec.game_state.done != 0
+        return self.aec._live_view().done != 0
 
     def _play_others(self) -> float:
         """Let the other seats act until the learner's turn or the end; return the learner's reward meanwhile."""
         aec = self.aec
-        view = aec.game_state
+        view = aec._live_view()
         learner = aec.possible_agents[self.learner_seat]
         reward = 0.0
         game = self.game
@@ -390,7 +401,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
 
     def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
         obs = np.empty(self.game.obs_dim, dtype=np.float32)
-        st = self.aec.game_state.row
+        st = self.aec._live_view().row
         acting = observe_one(st, self.game.cfg, self.game.spec, self.game.obs_offsets, self.learner_seat, obs)
         if self.flat_obs:
             return obs
@@ -398,7 +409,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def _info(self) -> dict[str, Any]:
-        st = self.aec.game_state
+        st = self.aec._live_view()
         info: dict[str, Any] = {
             "action_mask": self._mask.copy() if not self._done else np.zeros(self.game.num_actions, dtype=np.int8),
             "learner_seat": self.learner_seat,
@@ -409,9 +420,29 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return info
 
 
-def _rng_state(agent: Any) -> dict[str, Any] | None:
+def _has_rng_protocol(agent: Any) -> bool:
+    """Whether ``agent`` saves and restores its own random state (see :meth:`UnoGymEnv.state_dict`)."""
+    return callable(getattr(agent, "get_rng_state", None)) and callable(getattr(agent, "set_rng_state", None))
+
+
+def _rng_state(agent: Any) -> Any:
+    if _has_rng_protocol(agent):
+        # an agent may draw from more than a numpy Generator (ismcts searches from its own compiled word)
+        return agent.get_rng_state()
     rng = getattr(agent, "rng", None)
     return dict(rng.bit_generator.state) if isinstance(rng, np.random.Generator) else None
+
+
+def _check_protocol_state(name: str, agent: Any, state: Any) -> None:
+    """Raise ``ValueError`` naming ``name`` unless ``agent.set_rng_state`` takes ``state``; the agent is left as it
+    was (it is set for real only once the whole state dict has been checked)."""
+    before = agent.get_rng_state()
+    try:
+        agent.set_rng_state(state)
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise ValueError(f"{name}: not a random state of opponent {agent!r} ({exc})") from None
+    finally:
+        agent.set_rng_state(before)
 
 
 def _checked_rng_state(name: str, state: Any) -> np.random.Generator:

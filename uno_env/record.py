@@ -212,7 +212,7 @@ class ReplayStep:
 
 def record_result(env, totals: Sequence[float] | np.ndarray, steps: int) -> dict[str, Any]:
     """The ``result`` entry for a game played in the AEC ``env`` (``totals``: each seat's summed rewards)."""
-    st = env.unwrapped.game_state
+    st = env.unwrapped.game_view
     done = st.done
     winner = None if done == 0 else (-1 if done == 2 else st.match_winner)
     return {"winner": winner, "rewards": [float(x) for x in totals], "steps": int(steps)}
@@ -238,7 +238,7 @@ def replay(rec: GameRecord, render_mode: str | None = None) -> Iterator[ReplaySt
             legal = ", ".join(names[a] for a in np.flatnonzero(mask)[:12])
             what = f"{action} ({names[action]!r})" if 0 <= action < len(names) else f"{action} (out of range)"
             raise RecordError(f"step {i}: action {what} is not legal for {agent}; legal now: {legal}")
-        name = env.unwrapped.game.describe_action(int(action), env.unwrapped.game_state.row)
+        name = env.unwrapped.game.describe_action(int(action), env.unwrapped.game_view.row)
         env.step(int(action))
         totals += [env.rewards[a] for a in env.possible_agents]
         yield ReplayStep(i + 1, env, agent, int(action), name)

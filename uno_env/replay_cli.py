@@ -52,7 +52,7 @@ def show_step(step: ReplayStep, total: int, seat: int | None, agents: list[str],
         name = action_text(step.env.game, actor, int(step.action or 0), seat, step.action_name).split(": ", 1)[1]
         head = f"step {step.index}/{total}: {who}{f' ({label})' if label else ''} -> {name}"
     print(f"== {head}", file=out)
-    print(render_ansi(step.env.game, step.env.unwrapped.game_state.row), file=out)
+    print(render_ansi(step.env.game, step.env.unwrapped.game_view.row), file=out)
     for line in _hand_lines(step, seat):
         print(line, file=out)
     print(file=out)

@@ -102,7 +102,10 @@ class RandomLegalPolicy:
 
     def __init__(self, seed: int | None = None):
         if seed is None:
-            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(1))
+            seed = int(np.random.SeedSequence().generate_state(1, np.uint64)[0] >> np.uint64(2))
+        # row i's stream is seeded with seed + i in compiled int64 arithmetic
+        if seeding.check_seed(seed, "RandomLegalPolicy seed") >= 2**62:
+            raise ValueError(f"RandomLegalPolicy seed must be in [0, 2**62), got {int(seed)}")
         self.seed = int(seed)
         self._rngs = np.zeros((0, 1), dtype=np.uint64)
 
@@ -122,6 +125,8 @@ class RandomLegalPolicy:
         if masks.dtype == np.bool_:
             masks = masks.view(np.int8)
         elif masks.dtype != np.int8:
+            if masks.dtype.kind not in "iuf" or ((masks != 0) & (masks != 1)).any():
+                raise ValueError(f"masks must hold 0 and 1 (legal) only, got a {masks.dtype} array with other values")
             masks = masks.astype(np.int8)
         if masks.ndim != 2:
             raise ValueError(f"masks must be 2-D (batch, num_actions), got shape {masks.shape}")
@@ -264,8 +269,12 @@ class _VectorBase(ExactCopy, GameMetadata):
         self.num_players = n = self.game.num_players
         self.num_actions = A = self.game.num_actions
         self.obs_dim = D = self.game.obs_dim
-        self._seed = seed
-        self._base_seed = 0 if seed is None else int(seed)
+        if seed is not None:  # checked now: a bad seed found at the first reset would lose the run's seeding
+            seeding.check_seed(seed, "seed")
+            if int(seed) > seeding.SEED_LIMIT - B:
+                raise ValueError(f"seed: game b gets the seed seed + b, which must be in [0, 2**64); got seed = "
+                                 f"{int(seed)} for {B} games")
+        self._seed = None if seed is None else int(seed)
         self.num_threads = _threads.resolve_num_threads(num_threads)
         self._runner = _threads.Runner(self.num_threads)
         self._team: _StepTeam | None = None  # the threaded steps' helpers, made on the first one
@@ -294,6 +303,11 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._pool_kind = np.zeros(0, dtype=np.int64)
         self._weights = BL.baseline_weight_array(self.game)
         self._has_reset = False
+        # set when the raw rows were handed out (``states``, ``state_view``): they may have been edited, so the next
+        # call that runs a kernel on them checks every row first (see ``_check_edits``)
+        self._rows_unchecked = False
+        # why this env refuses to step until reset (an opponent policy failed after the learners had moved)
+        self._broken = ""
         bytes_per_game = self._states[0].nbytes + self._obs[0].nbytes + self._masks[0].nbytes
         #: software prefetch in the kernel (see "Memory" above); changes speed only, never a result
         self.prefetch = B * bytes_per_game > PREFETCH_MIN_BYTES
@@ -317,13 +331,20 @@ class _VectorBase(ExactCopy, GameMetadata):
     @property
     def states(self) -> np.ndarray:
         """The live (B, STATE_LEN) int16 state rows (hidden information included; read the wide fields, ``turns``,
-        ``scores``..., through ``state_view``; call ``refresh()`` after edits)."""
+        ``scores``..., through ``state_view``; call ``refresh()`` after edits).
+
+        Handing them out marks them as possibly edited: the next ``step``/``observe`` checks every row first (and
+        recomputes masks and observations), as ``refresh()`` does.  Edit through an array taken since the last
+        step, not one kept from long before."""
+        self._rows_unchecked = True
         return self._states
 
     @property
     def state_view(self) -> BatchView:
         """:attr:`states` as a named view: ``.cur``, ``.done``, ``.hand[b, seat, kind]`` ... (the fields of
-        ``uno_env.core.layout.FIELDS``); writes go to the games (call ``refresh()`` after edits)."""
+        ``uno_env.core.layout.FIELDS``); writes go to the games (call ``refresh()`` after edits; as with
+        :attr:`states`, the next ``step``/``observe`` checks the rows)."""
+        self._rows_unchecked = True
         return BatchView(self._states)
 
     @property
@@ -368,6 +389,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         """
         self._require_reset("state_dict")
         b = self._game_index(b, "state_dict")
+        self._check_edits("state_dict")
         d = self.game.state_dict(self._states[b], self._rngs[b])
         env: dict[str, Any] = {
             "kind": "vector",
@@ -410,12 +432,14 @@ class _VectorBase(ExactCopy, GameMetadata):
             if cur_seat != seat:
                 raise ValueError(f"current_seat: in the single-agent face a running game waits for its learner "
                                  f"(seat {seat}); the state has seat {cur_seat} to act")
+        if env is not None:  # computed before anything is written: nothing changes unless everything is valid
+            seed_row = seeding.episode_seeds(np.array([env["seed"]], dtype=np.uint64),
+                                             (env["seed_blocks"] - 1) * SEEDS_PER_REFILL, SEEDS_PER_REFILL)[0]
         self._states[b] = row
         self._rngs[b] = words
         if env is not None:
             self._seed0[b], self._blocks[b] = np.uint64(env["seed"]), env["seed_blocks"]
-            self._seed_buf[b] = seeding.episode_seeds(self._seed0[b: b + 1], (env["seed_blocks"] - 1) *
-                                                      SEEDS_PER_REFILL, SEEDS_PER_REFILL)[0]
+            self._seed_buf[b] = seed_row
             self._counters[b] = (env["seed_pos"], env["episode"], env["episode_seed"])
             self._opp[b, 0] = np.uint64(env["opponent_rng"][0])
             if learner is not None:
@@ -430,8 +454,9 @@ class _VectorBase(ExactCopy, GameMetadata):
         keys = {"kind", "seed", "seed_blocks", "seed_pos", "episode", "episode_seed", "opponent_rng"} | (
             {"learner_seat", "opponent_ids"} if single else set())
         check_shell_part(env, "vector", keys, "the game's counters", "a vector env")
-        limits = {"seed": (0, 2**64 - 1), "seed_blocks": (1, 2**62), "seed_pos": (0, SEEDS_PER_REFILL),
-                  "episode": (-1, 2**62), "episode_seed": (0, 2**63 - 1)}
+        # seed_blocks * SEEDS_PER_REFILL must stay an int64 episode index (``_refill``)
+        limits = {"seed": (0, 2**64 - 1), "seed_blocks": (1, (2**63 - 1) // SEEDS_PER_REFILL - 1),
+                  "seed_pos": (0, SEEDS_PER_REFILL), "episode": (-1, 2**62), "episode_seed": (0, 2**63 - 1)}
         for key, (lo, hi) in limits.items():
             if type(env[key]) is not int or not lo <= env[key] <= hi:
                 raise ValueError(f"env.{key}: expected an int in {lo}..{hi}, got {short_repr(env[key])}")
@@ -483,8 +508,10 @@ class _VectorBase(ExactCopy, GameMetadata):
             self._blocks[:] = 0
             self._refill(self._all)
             self._counters[:, K.K_EPISODE] = -1
-        BatchView(self._states).done[:] = 1  # marks every game for a reset by the kernel
+        BatchView(self._states).done[:] = 1  # marks every game for a reset by the kernel (it reads nothing else)
         self._has_reset = True
+        self._rows_unchecked = False
+        self._broken = ""
 
     # -- the kernel call -----------------------------------------------------------------------------
     def _run(self, rows: np.ndarray, actions: np.ndarray, learner: np.ndarray, mode: int) -> None:
@@ -522,26 +549,35 @@ class _VectorBase(ExactCopy, GameMetadata):
 
     def _check_actions(self, rows: np.ndarray, actions: Any, who: str = "") -> np.ndarray:
         acts = actions
+        # an opponent's bad action is found after the learners moved: that step cannot be taken back
+        note = "; the learners had already moved: reset() the env" if who else "; no game was stepped"
         if not (type(acts) is np.ndarray and acts.dtype == np.int64 and acts.shape == rows.shape
                 and acts.flags.c_contiguous):
+            if isinstance(actions, (list, tuple)) and any(isinstance(x, (bool, np.bool_)) for x in actions):
+                raise ActionOutOfRangeError(f"{who}actions must be integers, not True/False{note}")
             acts = np.asarray(actions)
             if acts.shape != rows.shape or acts.dtype.kind not in "iu":
                 raise ActionOutOfRangeError(
                     f"{who}actions must be {rows.shape[0]} integers (one per game), got "
-                    f"{acts.dtype} array of shape {acts.shape}")
+                    f"{acts.dtype} array of shape {acts.shape}{note}")
+            if acts.dtype.kind == "u" and acts.size and int(acts.max()) >= self.num_actions:
+                # before the int64 cast, which would show values >= 2**63 as negative numbers
+                i = int(np.argmax(acts >= self.num_actions))
+                raise ActionOutOfRangeError(f"{who}action {int(acts[i])} for game {int(rows[i])} is out of range "
+                                            f"[0, {self.num_actions}){note}")
             acts = np.ascontiguousarray(acts, dtype=np.int64)
         bad = K.first_illegal(rows, acts, self._masks)
         if bad >= 0:
             b, a = int(rows[bad]), int(acts[bad])
             if not 0 <= a < self.num_actions:
                 raise ActionOutOfRangeError(
-                    f"{who}action {a} for game {b} is out of range [0, {self.num_actions}); no game was stepped")
+                    f"{who}action {a} for game {b} is out of range [0, {self.num_actions}){note}")
             legal = [self.game.action_names[i] for i in np.flatnonzero(self._masks[b])]
             shown = ", ".join(legal[:12]) + (" ..." if len(legal) > 12 else "")
             phase = PHASE_NAMES[BatchView(self._states).phase[b]]
             raise IllegalActionError(
                 f"{who}illegal action {a} ({self.game.action_names[a]!r}) in game {b} for seat "
-                f"{int(self._seats[b])} in phase {phase!r}; legal now: {shown}; no game was stepped")
+                f"{int(self._seats[b])} in phase {phase!r}; legal now: {shown}{note}")
         return acts
 
     def _require_reset(self, what: str) -> None:
@@ -549,6 +585,24 @@ class _VectorBase(ExactCopy, GameMetadata):
             from .aec import OrderError
 
             raise OrderError(f"reset() needs to be called before {what}()")
+
+    def _check_edits(self, what: str) -> None:
+        """Before a kernel reads the rows: refuse a broken env, and check rows that may have been edited by hand
+        (handed out by ``states``/``state_view``) as ``refresh()`` does, so no edit reaches compiled code unread."""
+        if self._broken:
+            from .aec import OrderError
+
+            raise OrderError(f"{what}(): {self._broken}; call reset()")
+        if self._rows_unchecked:
+            problem = row_problem(self.game, self._states)
+            if problem:
+                raise ValueError(f"{what}(): the state rows were handed out for editing and {problem}; fix them and "
+                                 f"call refresh() (or restore a snapshot, or reset()); nothing was stepped")
+            self._refresh_checked()
+            self._check_edited_seats(what)
+
+    def _check_edited_seats(self, what: str) -> None:
+        """The single-agent face's check that hand-edited running games wait for their learners."""
 
     def _clear(self, learner: bool = False) -> None:
         self._rewards.fill(0.0)
@@ -564,6 +618,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         Any seat may be observed, not only the one to act (e.g. for a centralised critic).
         """
         self._require_reset("observe")
+        self._check_edits("observe")
         rows = self._all if rows is None else _as_rows(rows, self.num_envs)
         seats = np.asarray(seats)
         if seats.dtype.kind not in "iu":
@@ -634,8 +689,13 @@ class _VectorBase(ExactCopy, GameMetadata):
         """
         problem = row_problem(self.game, self._states)
         if problem:
+            self._rows_unchecked = True  # every later step refuses these rows too, until they are fixed
             raise ValueError(f"refresh(): {problem}; fix the state row (or restore a snapshot) before stepping")
+        self._refresh_checked()
+
+    def _refresh_checked(self) -> None:
         K.refresh(self._states, self._cfg, self._spec, self._dice, self._offs, self._masks, self._obs, self._seats)
+        self._rows_unchecked = False
 
     def close(self) -> None:
         if self._team is not None:  # its helpers stop spinning for this env's steps now, not in a millisecond
@@ -675,6 +735,7 @@ class UnoVectorEnv(_VectorBase):
         Returns ``(obs, masks, seats, rewards, terminated, truncated, infos)``; finished games reset themselves.
         """
         self._require_reset("step")
+        self._check_edits("step")
         if rows is None:
             rows = self._all
         else:
@@ -724,8 +785,13 @@ class UnoSingleAgentVectorEnv(_VectorBase):
                 raise ValueError(f"learner_seat must be an int, 'rotate', 'random' or {B} ints, got {learner_seat!r}")
             learner = self._all % n if learner_seat == "rotate" else np.zeros(B, dtype=np.int64)
         else:
-            learner = np.broadcast_to(np.asarray(learner_seat), (B,))
-            if not np.issubdtype(learner.dtype, np.integer) or ((learner < 0) | (learner >= n)).any():
+            try:
+                learner = np.broadcast_to(np.asarray(learner_seat), (B,))
+            except ValueError:
+                raise ValueError(f"learner_seat must be an int, 'rotate', 'random' or {B} ints (one per game), got "
+                                 f"{short_repr(learner_seat)}") from None
+            if isinstance(learner_seat, (bool, np.bool_)) or not np.issubdtype(learner.dtype, np.integer) \
+                    or ((learner < 0) | (learner >= n)).any():
                 raise ValueError(f"learner_seat must be seats in [0, {n}), got {learner_seat!r}")
         self._learner = np.array(learner, dtype=np.int64)
         self._check_learner_can_act()
@@ -762,6 +828,14 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         raise ValueError(f"learner_seat: seat(s) {never} never act in 1,000 deals before max_turns="
                          f"{self.rules.max_turns} ends the game, so the learner would wait forever; raise max_turns "
                          f"or choose another learner_seat")
+
+    def _check_edited_seats(self, what: str) -> None:
+        waiting = np.flatnonzero((BatchView(self._states).done == 0) & (self._seats != self._learner))
+        if waiting.size:
+            b = int(waiting[0])
+            raise ValueError(f"{what}(): in the single-agent face a running game waits for its learner (seat "
+                             f"{int(self._learner[b])}); the edited game {b} has seat {int(self._seats[b])} to act; "
+                             f"nothing was stepped")
 
     # -- opponents -----------------------------------------------------------------------------------
     def set_opponent_pool(self, pool: Sequence[Any], sampler: Any = None) -> None:
@@ -840,8 +914,9 @@ class UnoSingleAgentVectorEnv(_VectorBase):
 
     def _sample(self, games: np.ndarray) -> None:
         if self._sampler is not None and games.size:
-            ids = np.asarray(self._sampler(games, self), dtype=np.int64)
-            if ids.shape != (games.size, self.num_players - 1) or ids.min() < 0 or ids.max() >= len(self._pool):
+            ids = np.asarray(self._sampler(games, self))
+            if ids.dtype.kind not in "iu" or ids.shape != (games.size, self.num_players - 1) or ids.min() < 0 \
+                    or ids.max() >= len(self._pool):
                 raise ValueError(f"the opponent sampler must return pool indices in [0, {len(self._pool)}) of shape "
                                  f"({games.size}, {self.num_players - 1}), got {ids!r}")
             self._opponent_ids[games] = ids
@@ -854,8 +929,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         self._start_all(seeds)
         self._clear(learner=True)
         self._run(self._all, _NO_INT, self._learner, self._mode())
-        self._sample(self._all)
-        self._play_opponents()
+        self._opponents_move(self._all, None)
         return self._obs, self._masks
 
     def step(self, actions: Any):
@@ -864,11 +938,27 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         Returns ``(obs, masks, rewards, terminated, truncated, infos)``; finished games reset themselves.
         """
         self._require_reset("step")
+        self._check_edits("step")
         acts = self._check_actions(self._all, actions)
         self._clear(learner=True)
-        self._run_and_sample(self._all, acts)
-        self._play_opponents()
+        self._opponents_move(self._all, acts)
         return self._obs, self._masks, self._lrew, self._terminated, self._truncated, self.infos
+
+    def _opponents_move(self, rows: np.ndarray, actions: np.ndarray | None) -> None:
+        """The learners' ``actions`` (None: a reset's deals), then the opponents until every learner is to act.  A
+        failure in between (an opponent policy or the sampler raising, or returning bad actions) leaves games
+        waiting for an opponent, whose next actions ``step`` would give to the wrong seat: the env then refuses to
+        step until ``reset()``."""
+        try:
+            if actions is None:
+                self._sample(rows)
+            else:
+                self._run_and_sample(rows, actions)
+            self._play_opponents()
+        except BaseException as exc:
+            self._broken = (f"an opponent policy or the sampler failed ({type(exc).__name__}) after the learners "
+                            f"had moved, so some games wait for an opponent")
+            raise
 
     def _run_and_sample(self, rows: np.ndarray, actions: np.ndarray) -> None:
         """One kernel call; then the sampler draws the opponents of the games that started an episode in it."""
@@ -899,7 +989,11 @@ class UnoSingleAgentVectorEnv(_VectorBase):
             for p in np.unique(who).tolist():
                 sel = who == p
                 sub = pending[sel]
-                acts[sel] = self._pool[p].act_batch(self._obs[sub], self._masks[sub])
+                out = np.asarray(self._pool[p].act_batch(self._obs[sub], self._masks[sub]))
+                if out.shape != (sub.size,) or out.dtype.kind not in "iu":  # no float truncated, no broadcast
+                    raise TypeError(f"opponent policy {self.opponents[p]!r}: act_batch must return {sub.size} "
+                                    f"integers (one per game), got a {out.dtype} array of shape {out.shape}")
+                acts[sel] = out
             acts = self._check_actions(pending, acts, who="opponent policy: ")
             self._run_and_sample(pending, acts)
         raise RuntimeError("opponents kept moving for too long without the learner's turn coming")
@@ -960,11 +1054,15 @@ def _gym_vector_class():
                 return self.env._obs.copy()
             return {"observation": self.env._obs.copy(), "action_mask": self.env._masks.copy()}
 
-        def reset(self, *, seed: int | None = None, options: dict | None = None):
-            if seed is not None:
+        def reset(self, *, seed: int | Sequence[int] | None = None, options: dict | None = None):
+            """``seed``: one int (game ``b`` gets ``seed + b``), one int per game, or None (next episodes)."""
+            if isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+                seed = int(seed)
+                self.env.reset(seed)  # checked there first: a refused seed leaves the spaces' streams alone
                 self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
                 self.action_space.seed(seed)
-            self.env.reset(seed)
+            else:  # a list (as Gymnasium's vector envs take) seeds the games only, as SyncVectorEnv does
+                self.env.reset(seed)
             return self._obs(), self._mask_info({})
 
         def _mask_info(self, infos: dict[str, Any]) -> dict[str, Any]:
@@ -1041,9 +1139,11 @@ def _sb3_vec_env_class():
         """
 
         def __init__(self, game: str = "classic", num_envs: int = 8, *, dict_obs: bool = True, **kwargs):
+            if not isinstance(dict_obs, (bool, np.bool_)):
+                raise TypeError(f"dict_obs must be True or False; got {dict_obs!r}")
             self.env = UnoSingleAgentVectorEnv(game, num_envs, **kwargs)
             self.game = self.env.game
-            self.dict_obs = dict_obs
+            self.dict_obs = bool(dict_obs)
             self.render_mode = None
             single_obs, action_space = _spaces(self.game, cast(int, self.env.rules.target_score))
             obs_space = single_obs if dict_obs else single_obs["observation"]
@@ -1060,8 +1160,13 @@ def _sb3_vec_env_class():
 
         def reset(self):
             seeds = self._seeds
-            arr = None if all(s is None for s in seeds) else np.array(
-                [s if s is not None else np.random.randint(0, 2**31 - 1) for s in seeds], dtype=np.int64)
+            try:
+                arr = None if all(s is None for s in seeds) else np.array(
+                    [seeding.check_seed(s, "seed") if s is not None else seeding.random_seed() for s in seeds],
+                    dtype=np.uint64)
+            except (TypeError, ValueError):
+                self._reset_seeds()  # a refused seed() applies to no later reset either
+                raise
             obs, masks = self.env.reset(arr)
             self._reset_seeds()
             self._reset_options()

@@ -437,7 +437,7 @@ class Game:
         if "called_uno" in d:
             called = d["called_uno"]
             if not isinstance(called, (list, tuple)) or len(called) != n or \
-                    any(not isinstance(x, (bool, np.bool_)) and x not in (0, 1) for x in called):
+                    any(not isinstance(x, (bool, np.bool_, int, np.integer)) or x not in (0, 1) for x in called):
                 raise ValueError(f"called_uno: expected {n} booleans, got {short_repr(called)}")
             st[E.O_CALLED: E.O_CALLED + n] = [int(bool(x)) for x in called]
         if "done" in d:

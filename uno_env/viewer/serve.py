@@ -113,7 +113,7 @@ class PlaySession:
             if not 0 <= action < self.game.num_actions or not mask[action]:
                 raise ValueError(f"action {action} is not legal now")
             self._lines.append(action_text(self.game, self.seat, action, self.seat, self.game.describe_action(
-                action, self.env.aec.game_state.row)))
+                action, self.env.aec.game_view.row)))
             _, reward, _, _, _ = self.env.step(action)
             self._reward += reward
             self._flush_log()
@@ -129,7 +129,7 @@ class PlaySession:
         d = self.env.aec.state_dict()
         return {
             "table": table_view(self.game, d, self.seat),
-            "legal": [{"id": int(i), "name": self.game.describe_action(int(i), self.env.aec.game_state.row)}
+            "legal": [{"id": int(i), "name": self.game.describe_action(int(i), self.env.aec.game_view.row)}
                       for i in np.flatnonzero(mask)],
             "log": list(self._lines),
             "names": self.names,
