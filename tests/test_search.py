@@ -94,7 +94,8 @@ def test_a_sample_reads_nothing_the_seat_cannot_see():
     """States that differ only in hidden information (an opponent's cards, the draw pile's order, the PRNG, a
     bluff flag) give the very same sample from the same stream."""
     rng = np.random.default_rng(11)
-    for name, n, rules in [("classic", 2, None), ("classic", 3, HOUSE), ("pocket", 4, None)]:
+    for name, n, rules in [("classic", 2, None), ("classic", 3, HOUSE), ("pocket", 4, None), ("dice", 2, None),
+                           ("dice", 4, None)]:
         g = _game(name, n, rules)
         k = g.num_kinds
         for st, _ in _random_states(g, range(2), 80, rng):
@@ -103,15 +104,19 @@ def test_a_sample_reads_nothing_the_seat_cannot_see():
             alt = st.copy()
             draw_n = alt[E.S_DRAW_N]
             hand = alt[E.O_HAND + other * MAX_KINDS: E.O_HAND + other * MAX_KINDS + k]
-            if draw_n and hand.sum() and not (st[E.S_PHASE] == E.PH_DRAWN):
+            dice = name == "dice"  # every die on the table is public: only the bag's order is hidden there
+            if not dice and draw_n and hand.sum() and not (st[E.S_PHASE] == E.PH_DRAWN):
                 # swap one of the opponent's cards with one of the draw pile
                 kind = int(np.flatnonzero(hand)[0])
                 j = int(rng.integers(draw_n))
                 hand[kind] -= 1
                 hand[alt[E.O_DRAW + j]] += 1
                 alt[E.O_DRAW + j] = kind
-            alt[E.O_DRAW: E.O_DRAW + draw_n] = rng.permutation(alt[E.O_DRAW: E.O_DRAW + draw_n])
-            alt[E.S_WD_GUILTY] = 1 - alt[E.S_WD_GUILTY] if alt[E.S_WD_PLAYER] not in (-1, seat) else alt[E.S_WD_GUILTY]
+            alt[E.O_DRAW: E.O_DRAW + draw_n] = rng.permutation(alt[E.O_DRAW: E.O_DRAW + draw_n])  # UNO Dice: the bag
+            if alt[E.S_SHOWN_TO] not in (-1, seat) and alt[E.S_SHOWN_FROM] != seat:  # shown to another seat
+                alt[E.O_SHOWN_HAND: E.O_SHOWN_HAND + k] = rng.permutation(alt[E.O_SHOWN_HAND: E.O_SHOWN_HAND + k])
+            if not dice and alt[E.S_WD_PLAYER] not in (-1, seat):
+                alt[E.S_WD_GUILTY] = 1 - alt[E.S_WD_GUILTY]
             a, _ = _sample(g, st, seat, np.full(1, 99, np.uint64))
             b, _ = _sample(g, alt, seat, np.full(1, 99, np.uint64))
             assert np.array_equal(a, b), (name, PHASE_NAMES[st[E.S_PHASE]])

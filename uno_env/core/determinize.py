@@ -87,7 +87,24 @@ def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
         out[i] = st[i]
     out_rng[0] = U.next_u64(rng)
     if cfg[C_GAME] == GAME_DICE:
-        return SAMPLE_OK  # every die on the table is public; only the future rolls (the PRNG) were hidden
+        # every die on the table is public; hidden are the future rolls (the PRNG) and the order of the bag, whose
+        # contents are public: the sample draws its dice from the bag in an order of its own
+        bag = st[S_DRAW_N]
+        for i in range(1, bag):  # sorted first, so that the shuffle's result does not depend on the real order
+            v = out[O_DRAW + i]
+            j = i - 1
+            while j >= 0 and out[O_DRAW + j] > v:
+                out[O_DRAW + j + 1] = out[O_DRAW + j]
+                j -= 1
+            out[O_DRAW + j + 1] = v
+        for i in range(bag - 1, 0, -1):
+            j = U.below(rng, i + 1)
+            t = out[O_DRAW + i]
+            out[O_DRAW + i] = out[O_DRAW + j]
+            out[O_DRAW + j] = t
+        for i in range(bag, MAX_ITEMS):  # stale slots past the bag's end keep old history of the real game
+            out[O_DRAW + i] = 0
+        return SAMPLE_OK
     k = cfg[C_K]
     n = cfg[C_NP]
     m = 0
@@ -150,6 +167,10 @@ def determinize(st, cfg, spec, seat, out, out_rng, rng, pool):
         out[O_DRAW + i] = pool[pos + i]
     for i in range(m - pos, MAX_ITEMS):  # stale slots past the pile's end keep old history of the real game
         out[O_DRAW + i] = 0
+    if shown < 0 and st[S_SHOWN_FROM] >= 0 and st[S_SHOWN_FROM] < n and st[S_SHOWN_FROM] != seat:
+        # a hand shown to another seat is hidden from this one: the sample shows that seat the sampled hand
+        for kind in range(k):
+            out[O_SHOWN_HAND + kind] = out[U.hand_at(st[S_SHOWN_FROM], kind)]
     if other_drew:
         # the drawer's drawn card: one of its sampled cards that it could play now (any of them if none can)
         pick = -1
