@@ -28,7 +28,8 @@ from .config import (
 )
 
 __all__ = ["CHECKPOINT_DIR", "STATE_FILE", "COMPLETE_MARK", "TrainError", "prepare_run", "latest_checkpoint",
-           "save_checkpoint", "read_json", "write_json", "rng_states", "restore_rng_states"]
+           "save_checkpoint", "read_json", "write_json", "rng_states", "restore_rng_states", "check_state",
+           "load_checkpoint_state"]
 
 CHECKPOINT_DIR = "checkpoints"
 STATE_FILE = "state.json"
@@ -71,12 +72,18 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, str, str | None]
             print(f"--resume: {run_dir} has no complete checkpoint yet; starting the run from the beginning")
         else:
             # the run's own config, with this command's overrides on top
-            saved = read_json(os.path.join(checkpoint, STATE_FILE))["config"]
+            state_path = os.path.join(checkpoint, STATE_FILE)
+            saved = load_checkpoint_state(checkpoint)["config"]
             saved.setdefault("algorithm", "maskable_ppo")  # checkpoints from before the key existed
             data = apply_overrides(saved, parse_overrides(overrides))
             data.update(top)
-            data["name"] = saved["name"] if "name" not in top else top["name"]
-            cfg = config_from_dict(data)
+            if "name" not in top and "name" in saved:
+                data["name"] = saved["name"]
+            try:
+                cfg = config_from_dict(data)
+            except ConfigError as e:
+                raise ConfigError(f"--resume: the config saved in {state_path} (with this command's options): "
+                                  f"{e}") from None
             fixed = _changed_fixed_keys(saved, config_to_dict(cfg))
             if fixed:
                 raise ConfigError(f"--resume: {', '.join(fixed)} cannot change in the middle of a run (the saved "
@@ -155,6 +162,61 @@ def save_checkpoint(run_dir: str, save_model, state: dict, keep: int) -> str:
     return final
 
 
+def load_checkpoint_state(checkpoint: str) -> dict:
+    """The checkpoint's ``state.json``, checked (:func:`check_state`); TrainError naming the file otherwise."""
+    path = os.path.join(checkpoint, STATE_FILE)
+    state = read_json(path)
+    check_state(state, path)
+    return state
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _int_list(v: Any, n: int) -> bool:
+    return isinstance(v, list) and len(v) == n and all(_is_int(x) for x in v)
+
+
+# key -> (what it must be, check): what a resume reads from a checkpoint's state.json
+_STATE_KEYS: dict[str, tuple[str, Any]] = {
+    "step": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
+    "config": ("a mapping (the run's config)", lambda v: isinstance(v, dict)),
+    "pool": ("a mapping with 'snapshots' (a list of {name, path, step}), 'selfplay_active' and 'rng'",
+             lambda v: isinstance(v, dict) and isinstance(v.get("snapshots"), list)
+             and all(isinstance(s, dict) and isinstance(s.get("path"), str) and isinstance(s.get("name"), str)
+                     and _is_int(s.get("step")) for s in v["snapshots"])
+             and isinstance(v.get("selfplay_active"), bool) and isinstance(v.get("rng"), dict)
+             and isinstance(v.get("results", {}), dict)),
+    "eval_history": ("a list", lambda v: isinstance(v, list)),
+    "next_snapshot": ("an integer or null", lambda v: v is None or _is_int(v)),
+    "next_eval": ("an integer or null", lambda v: v is None or _is_int(v)),
+    "next_checkpoint": ("an integer", _is_int),
+    "wall_time": ("a number of seconds", lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)),
+    "rng": ("the Python and numpy generator states ({python: [version, 625 integers, gauss], numpy: ['MT19937', "
+            "624 integers, pos, has_gauss, cached_gaussian]})",
+            lambda v: isinstance(v, dict)
+            and isinstance(v.get("python"), list) and len(v["python"]) == 3 and _int_list(v["python"][1], 625)
+            and isinstance(v.get("numpy"), list) and len(v["numpy"]) == 5 and _int_list(v["numpy"][1], 624)),
+}
+
+
+def check_state(state: Any, path: str) -> None:
+    """Raise a TrainError naming ``path`` and the key unless ``state`` has every key a resume reads, each of the
+    right kind (a damaged or hand-edited state.json would otherwise fail deep inside the resume)."""
+    fix = (f"the checkpoint is damaged: delete {os.path.dirname(path) or '.'} to resume from an earlier one, or "
+           f"start the run over with --overwrite")
+    if not isinstance(state, dict):
+        raise TrainError(f"{path}: expected a JSON object, got {type(state).__name__}; {fix}")
+    for key, (what, ok) in _STATE_KEYS.items():
+        if key not in state:
+            raise TrainError(f"{path}: key {key!r} is missing; {fix}")
+        if not ok(state[key]):
+            raise TrainError(f"{path}: key {key!r} must be {what}; {fix}")
+    if "sessions" in state and not _is_int(state["sessions"]):
+        raise TrainError(f"{path}: key 'sessions' must be an integer; {fix}")
+
+
 def read_json(path: str) -> dict:
     """The JSON document at ``path``; TrainError if it cannot be read or parsed."""
     try:
@@ -193,12 +255,21 @@ def rng_states() -> dict:
 
 def restore_rng_states(d: dict, checkpoint: str) -> None:
     """Restore the PRNG states saved by :func:`rng_states`, and torch's from ``checkpoint``."""
+    import pickle
+
     import torch
 
-    py = d["python"]
-    random.setstate((py[0], tuple(py[1]), py[2]))
-    n = d["numpy"]
-    np.random.set_state((n[0], np.array(n[1], dtype=np.uint32), n[2], n[3], n[4]))
+    try:
+        py = d["python"]
+        random.setstate((py[0], tuple(py[1]), py[2]))
+        n = d["numpy"]
+        np.random.set_state((n[0], np.array(n[1], dtype=np.uint32), n[2], n[3], n[4]))
+    except (KeyError, IndexError, TypeError, ValueError, OverflowError) as e:
+        raise TrainError(f"{os.path.join(checkpoint, STATE_FILE)}: key 'rng': not a generator state ({e})") from None
     path = os.path.join(checkpoint, "torch_rng.pt")
     if os.path.exists(path):
-        torch.set_rng_state(torch.load(path, weights_only=True))
+        try:
+            torch.set_rng_state(torch.load(path, weights_only=True))
+        except (OSError, RuntimeError, TypeError, ValueError, pickle.UnpicklingError) as e:
+            reason = (str(e).splitlines() or [type(e).__name__])[0]
+            raise TrainError(f"{path}: not a torch generator state ({reason})") from None

@@ -10,9 +10,12 @@ overrides, then checks) and one set of checks.  A config file mirrors its datacl
 * an unknown key names itself, the section it is in and the keys that section knows;
 * a value of the wrong type names the key, the expected type and the value;
 * a value out of range (a negative step count, a probability above 1, a seed outside 0..2**32-1, NaN or an
-  infinity) says what is allowed;
-* an unknown ``device``, a ``runs_dir`` that cannot be written, a missing config file, or a rules file named in
-  ``env.rules`` that does not exist, is reported as such.
+  infinity) says what is allowed; sizes (environments, layers, games, workers, threads ...) have upper bounds far
+  above any real run, so that a typo is an error rather than a machine brought to a halt;
+* every opponent and evaluation baseline is built for the configured table, as the run will build it, so one that
+  cannot play there (``ppo`` without a shipped policy for the table, ``ismcts`` in the batched simulator) is named;
+* an unknown ``device``, a ``runs_dir`` that cannot be written, a ``name`` no file system takes, a missing or
+  non-UTF-8 config file, or a rules file named in ``env.rules`` that does not exist, is reported as such.
 
 Keys not given keep the defaults below.  ``--set section.key=value`` overrides one key (the value is read as
 YAML, so ``--set ppo.learning_rate=1e-4`` and ``--set env.rules={stacking: true}`` work).
@@ -37,7 +40,10 @@ from typing import Any, Literal, Union
 
 import yaml
 
+from uno_env._threads import MAX_THREADS
 from uno_env.yaml_io import YAMLLimitError, load_yaml, load_yaml_file
+
+from .evaluate import MAX_GAMES, MAX_WORKERS
 
 __all__ = ["ConfigError", "TrainConfig", "EnvConfig", "GameConfig", "PolicyConfig", "PPOConfig", "PoolConfig",
            "OpponentConfig", "EvalConfig", "RllibTrainConfig", "load_config", "load_rllib_config",
@@ -46,6 +52,22 @@ __all__ = ["ConfigError", "TrainConfig", "EnvConfig", "GameConfig", "PolicyConfi
 
 #: seeds are 32-bit (numpy's legacy global seed and torch's manual_seed both take them)
 SEED_MAX = 2**32 - 1
+# Upper bounds far above any real run: they are there so that a typo (an extra zero or three) is an error
+# naming the key, not a machine that swaps itself to a halt building a billion environments.
+MAX_STEPS = 10**12
+MAX_ENVS = 1 << 20  # batched simulator games; Python environments are bounded lower in _validate
+MAX_GYM_ENVS = 4096  # env.vec_env dummy: one Python environment object each
+MAX_SUBPROC_ENVS = 1024  # env.vec_env subproc: one process each
+MAX_ROLLOUT = 1 << 22  # ppo.n_steps * env.n_envs: the rollout buffer keeps an observation per step
+MAX_N_STEPS = 1 << 20
+MAX_EPOCHS = 10_000
+MAX_WIDTH = 1 << 14  # a layer of 16384 x 16384 is already 1 GB of weights, 4 GB with Adam's moments
+MAX_DEPTH = 64
+MAX_KEEP = 1000
+MAX_LR = 1.0
+MAX_CLIP = 10.0
+#: longest run name: one path component (NAME_MAX on Linux and macOS)
+MAX_NAME_BYTES = 255
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 _DEVICES = "auto, cpu, cuda, cuda:N, mps"
 
@@ -98,14 +120,14 @@ class EvalConfig:
     # evaluate every this many steps (RLlib: iterations); 0 = only at the end
     every: int = field(default=100_000, metadata=_meta(min=0))
     # games per baseline in each periodic evaluation
-    games: int = field(default=400, metadata=_meta(min=1))
+    games: int = field(default=400, metadata=_meta(min=1, max=MAX_GAMES))
     # games per baseline in the final evaluation (the report's table)
-    final_games: int = field(default=10_000, metadata=_meta(min=1))
+    final_games: int = field(default=10_000, metadata=_meta(min=1, max=MAX_GAMES))
     # the trained agent takes its most likely action (true) or samples (false)
     deterministic: bool = True
     # arena worker processes for the periodic and the final evaluation
-    workers: int = field(default=1, metadata=_meta(min=1))
-    final_workers: int = field(default=2, metadata=_meta(min=1))
+    workers: int = field(default=1, metadata=_meta(min=1, max=MAX_WORKERS))
+    final_workers: int = field(default=2, metadata=_meta(min=1, max=MAX_WORKERS))
     confidence: float = field(default=0.95, metadata=_meta(min_excl=0.0, max_excl=1.0))
     seed: int = _seed_field(2024)
 
@@ -123,9 +145,9 @@ class EnvConfig(GameConfig):
     # batched: uno_env.vector's SB3 VecEnv over the compiled core; subproc/dummy: SB3 VecEnvs over UnoGymEnv
     # (algorithm batched_ppo always runs the batched simulator: set batched)
     vec_env: Literal["batched", "subproc", "dummy"] = "dummy"
-    n_envs: int = field(default=16, metadata=_meta(min=1))
+    n_envs: int = field(default=16, metadata=_meta(min=1, max=MAX_ENVS))
     # threads of the batched simulator (0: its default, the CPUs this process may use); torch's are torch_threads
-    num_threads: int = field(default=0, metadata=_meta(min=0))
+    num_threads: int = field(default=0, metadata=_meta(min=0, max=MAX_THREADS))
 
 
 @dataclass
@@ -153,19 +175,20 @@ class PolicyConfig:
 class PPOConfig:
     """PPO hyperparameters (names as in stable-baselines3)."""
 
-    learning_rate: float = field(default=3e-4, metadata=_meta(min_excl=0.0))
+    learning_rate: float = field(default=3e-4, metadata=_meta(min_excl=0.0, max=MAX_LR))
     # linear: decay the learning rate to 0 over total_steps; constant: keep it
     lr_schedule: Literal["constant", "linear"] = "constant"
-    n_steps: int = field(default=256, metadata=_meta(min=2))
+    n_steps: int = field(default=256, metadata=_meta(min=2, max=MAX_N_STEPS))
     batch_size: int = field(default=1024, metadata=_meta(min=2))
-    n_epochs: int = field(default=4, metadata=_meta(min=1))
+    n_epochs: int = field(default=4, metadata=_meta(min=1, max=MAX_EPOCHS))
     gamma: float = field(default=0.995, metadata=_meta(min=0.0, max=1.0))
     gae_lambda: float = field(default=0.95, metadata=_meta(min=0.0, max=1.0))
-    clip_range: float = field(default=0.2, metadata=_meta(min_excl=0.0))
+    clip_range: float = field(default=0.2, metadata=_meta(min_excl=0.0, max=MAX_CLIP))
     ent_coef: float = field(default=0.01, metadata=_meta(min=0.0))
     vf_coef: float = field(default=0.5, metadata=_meta(min=0.0))
     max_grad_norm: float = field(default=0.5, metadata=_meta(min_excl=0.0))
-    target_kl: float | None = None
+    # stop an update's epochs early once the KL divergence passes this; null = never
+    target_kl: float | None = field(default=None, metadata=_meta(min_excl=0.0, or_null=True))
     normalize_advantage: bool = True
     # batched_ppo, kickstarting: add kickstart_coef x cross-entropy to the heuristic's choice on the learner's own
     # decisions, the weight falling linearly to 0 at kickstart_until x total_steps (0 = pure PPO)
@@ -201,14 +224,14 @@ class TrainConfig:
     # the trainer (training.algorithms.ALGORITHMS)
     algorithm: str = "maskable_ppo"
     seed: int = _seed_field(0)
-    total_steps: int = field(default=1_000_000, metadata=_meta(min=1))
+    total_steps: int = field(default=1_000_000, metadata=_meta(min=1, max=MAX_STEPS))
     # a resumable checkpoint every this many steps (rounded up to whole rollouts)
     checkpoint_every: int = field(default=200_000, metadata=_meta(min=1))
-    keep_checkpoints: int = field(default=2, metadata=_meta(min=1))
+    keep_checkpoints: int = field(default=2, metadata=_meta(min=1, max=MAX_KEEP))
     runs_dir: str = "runs"
     # torch threads in the training process (0 = torch's default). 1 is fastest for these small networks, and
     # much faster on a shared machine, where a 2-thread op waits for a descheduled thread
-    torch_threads: int = field(default=1, metadata=_meta(min=0))
+    torch_threads: int = field(default=1, metadata=_meta(min=0, max=MAX_THREADS))
     device: str = "cpu"
     progress_bar: bool = True
     tensorboard: bool = True
@@ -243,7 +266,7 @@ class RllibResourcesConfig:
     # env steps per EnvRunner per sample() call: "auto" (= train batch / (runners x envs)) or a number
     rollout_fragment_length: int | Literal["auto"] = "auto"
     # torch threads in the driver (and local EnvRunner/Learner); 0 = torch's default
-    torch_threads: int = field(default=1, metadata=_meta(min=0))
+    torch_threads: int = field(default=1, metadata=_meta(min=0, max=MAX_THREADS))
 
 
 @dataclass
@@ -260,13 +283,13 @@ class RllibModuleConfig:
 class RllibPPOConfig:
     """RLlib PPO hyperparameters (RLlib's names)."""
 
-    lr: float = field(default=3e-4, metadata=_meta(min_excl=0.0))
+    lr: float = field(default=3e-4, metadata=_meta(min_excl=0.0, max=MAX_LR))
     gamma: float = field(default=0.995, metadata=_meta(min=0.0, max=1.0))
     lambda_: float = field(default=0.95, metadata=_meta(min=0.0, max=1.0))
     train_batch_size_per_learner: int = field(default=8000, metadata=_meta(min=2))
     minibatch_size: int = field(default=1000, metadata=_meta(min=1))
-    num_epochs: int = field(default=4, metadata=_meta(min=1))
-    clip_param: float = field(default=0.2, metadata=_meta(min_excl=0.0))
+    num_epochs: int = field(default=4, metadata=_meta(min=1, max=MAX_EPOCHS))
+    clip_param: float = field(default=0.2, metadata=_meta(min_excl=0.0, max=MAX_CLIP))
     vf_clip_param: float = field(default=10.0, metadata=_meta(min_excl=0.0))
     entropy_coeff: float = field(default=0.01, metadata=_meta(min=0.0))
     vf_loss_coeff: float = field(default=0.5, metadata=_meta(min=0.0))
@@ -294,9 +317,9 @@ class RllibEvalConfig(EvalConfig):
     """Arena evaluation of ``main`` against the baselines; ``every`` counts iterations."""
 
     every: int = field(default=10, metadata=_meta(min=0))
-    games: int = field(default=200, metadata=_meta(min=1))
-    final_games: int = field(default=2000, metadata=_meta(min=1))
-    final_workers: int = field(default=1, metadata=_meta(min=1))
+    games: int = field(default=200, metadata=_meta(min=1, max=MAX_GAMES))
+    final_games: int = field(default=2000, metadata=_meta(min=1, max=MAX_GAMES))
+    final_workers: int = field(default=1, metadata=_meta(min=1, max=MAX_WORKERS))
 
 
 @dataclass
@@ -326,7 +349,7 @@ class RllibTrainConfig:
     seed: int = _seed_field(0)
     runs_dir: str = "runs"
     checkpoint_every: int = field(default=20, metadata=_meta(min=0))
-    keep_checkpoints: int = field(default=2, metadata=_meta(min=1))
+    keep_checkpoints: int = field(default=2, metadata=_meta(min=1, max=MAX_KEEP))
     env: GameConfig = field(default_factory=GameConfig)
     resources: RllibResourcesConfig = field(default_factory=RllibResourcesConfig)
     module: RllibModuleConfig = field(default_factory=RllibModuleConfig)
@@ -449,7 +472,8 @@ def _check_range(key: str, value: Any, meta: Mapping[str, Any]) -> None:
             parts.append(f"<= {hi}")
         if hi_x is not None:
             parts.append(f"< {hi_x}")
-        raise ConfigError(f"config key {key!r}: must be {' and '.join(parts)}, got {_show(value)}")
+        either = " (or null)" if meta.get("or_null") else ""
+        raise ConfigError(f"config key {key!r}: must be {' and '.join(parts)}{either}, got {_show(value)}")
 
 
 def _build(cls: type, data: Mapping[str, Any], prefix: str = "") -> Any:
@@ -483,9 +507,16 @@ def _validate(cfg: TrainConfig) -> None:
     if isinstance(env.learner_seat, int) and not 0 <= env.learner_seat < env.num_players:
         raise ConfigError(f"config key 'env.learner_seat': must be 'random' or a seat in 0..{env.num_players - 1}, "
                           f"got {env.learner_seat}")
-    if not cfg.policy.net_arch or any(w < 1 for w in cfg.policy.net_arch):
-        raise ConfigError(f"config key 'policy.net_arch': needs one or more positive layer widths, "
-                          f"got {cfg.policy.net_arch}")
+    _check_layers("policy.net_arch", cfg.policy.net_arch)
+    limit = {"batched": MAX_ENVS, "dummy": MAX_GYM_ENVS, "subproc": MAX_SUBPROC_ENVS}[env.vec_env]
+    if env.n_envs > limit:
+        each = {"batched": "", "dummy": " (one Python environment each)", "subproc": " (one process each)"}
+        raise ConfigError(f"config key 'env.n_envs': must be <= {limit} with env.vec_env {env.vec_env!r}"
+                          f"{each[env.vec_env]}, got {env.n_envs}")
+    if cfg.rollout_size > MAX_ROLLOUT:
+        raise ConfigError(f"config keys 'ppo.n_steps' x 'env.n_envs': a rollout of {cfg.ppo.n_steps} x {env.n_envs} = "
+                          f"{cfg.rollout_size} steps is over the {MAX_ROLLOUT} allowed (the rollout buffer keeps "
+                          f"every step's observation); lower one of them")
     if cfg.ppo.batch_size > cfg.rollout_size:
         raise ConfigError(f"config key 'ppo.batch_size': {cfg.ppo.batch_size} is larger than a rollout "
                           f"(ppo.n_steps * env.n_envs = {cfg.rollout_size})")
@@ -518,8 +549,7 @@ def _validate(cfg: TrainConfig) -> None:
 
 def _validate_rllib(cfg: RllibTrainConfig) -> None:
     _check_common(cfg)
-    if not cfg.module.hiddens or any(h < 1 for h in cfg.module.hiddens):
-        raise ConfigError(f"config key 'module.hiddens': needs one or more positive widths, got {cfg.module.hiddens}")
+    _check_layers("module.hiddens", cfg.module.hiddens)
     if cfg.ppo.minibatch_size > cfg.ppo.train_batch_size_per_learner:
         raise ConfigError(f"config key 'ppo.minibatch_size': {cfg.ppo.minibatch_size} is larger than "
                           f"ppo.train_batch_size_per_learner ({cfg.ppo.train_batch_size_per_learner})")
@@ -536,8 +566,11 @@ def _validate_rllib(cfg: RllibTrainConfig) -> None:
 
 def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
     """The checks of the sections both trainers share: name, runs_dir, game and rules, pool, evaluation."""
-    if not cfg.name or "/" in cfg.name or os.sep in cfg.name or cfg.name in (".", ".."):
-        raise ConfigError(f"config key 'name': must be a plain directory name, got {cfg.name!r}")
+    if not cfg.name or "/" in cfg.name or os.sep in cfg.name or "\0" in cfg.name or cfg.name in (".", ".."):
+        raise ConfigError(f"config key 'name': must be a plain directory name (no '/' or NUL), got {_show(cfg.name)}")
+    if len(os.fsencode(cfg.name)) > MAX_NAME_BYTES:
+        raise ConfigError(f"config key 'name': at most {MAX_NAME_BYTES} bytes (it names the run's directory), got "
+                          f"{len(os.fsencode(cfg.name))}")
     opp = cfg.opponents
     if not opp.baselines:
         raise ConfigError("config key 'opponents.baselines': name at least one baseline (e.g. {random: 1.0})")
@@ -559,12 +592,58 @@ def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
     try:
         from uno_env.config import make_rules
 
-        make_rules(env.game, env.num_players, rules)
+        rule_config = make_rules(env.game, env.num_players, rules)
     except ConfigError:
         raise
     except (ValueError, TypeError) as e:
         raise ConfigError(f"config key 'env.rules' (game {env.game!r}, {env.num_players} players): {e}") from None
+    _check_agents(cfg, rule_config)
     check_writable_dir("runs_dir", cfg.runs_dir)
+
+
+def _check_layers(key: str, widths: list[int]) -> None:
+    if not widths or any(w < 1 for w in widths):
+        raise ConfigError(f"config key {key!r}: needs one or more positive layer widths, got {_show(widths)}")
+    if len(widths) > MAX_DEPTH:
+        raise ConfigError(f"config key {key!r}: at most {MAX_DEPTH} layers, got {len(widths)}")
+    for i, w in enumerate(widths):
+        if w > MAX_WIDTH:
+            raise ConfigError(f"config key '{key}[{i}]': a layer width must be between 1 and {MAX_WIDTH}, got {w}")
+
+
+def _check_agents(cfg: TrainConfig | RllibTrainConfig, rules: Any) -> None:
+    """Build every opponent the run will play, as training and the arena will build it, so that one that cannot
+    play this table (``ppo`` without a shipped policy for it, ``ismcts`` in the batched simulator) is a config
+    error before the run directory exists, not a traceback at the first episode."""
+    from uno_env.agents.registry import UnknownAgentError, load_agent
+    from uno_env.core.game import Game
+
+    game = Game(rules)
+    table = f"{cfg.env.game} with {cfg.env.num_players} players"
+    if isinstance(cfg, TrainConfig):
+        # the batched simulator plays opponents through act_batch on observations; rllib's baseline modules too
+        observations_only = cfg.algorithm == "batched_ppo" or cfg.env.vec_env == "batched"
+        where = "the batched simulator (algorithm 'batched_ppo' or env.vec_env 'batched')"
+    else:
+        observations_only = cfg.opponents.baseline_prob > 0
+        where = "RLlib's baseline modules"
+    pool = [n for n, w in cfg.opponents.baselines.items() if w > 0]
+    built: dict[str, Any] = {}
+    for key, names in (("opponents.baselines", pool), ("evaluation.opponents", cfg.evaluation.opponents)):
+        for name in names:
+            if name not in built:
+                try:
+                    built[name] = load_agent(name, game, seed=0)
+                except (UnknownAgentError, ValueError, TypeError, OSError, ImportError) as e:
+                    raise ConfigError(f"config key {key!r}: baseline {name!r} cannot play {table}: {e}") from None
+            agent = built[name]
+            if key != "opponents.baselines" or not observations_only:
+                continue
+            if getattr(agent, "needs_state", False) or not callable(getattr(agent, "act_batch", None)):
+                why = "searches from the game state" if getattr(agent, "needs_state", False) else "has no act_batch"
+                raise ConfigError(f"config key 'opponents.baselines': {name!r} {why}, but {where} plays opponents "
+                                  f"on observations alone (act_batch); use another baseline, or keep {name!r} in "
+                                  f"evaluation.opponents")
 
 
 def _baseline_names() -> list[str]:
@@ -580,7 +659,13 @@ def check_writable_dir(key: str, path: str) -> None:
     The check writes (and removes) a temporary directory in ``path`` or in its nearest existing ancestor: the
     permission bits alone do not tell (root passes them on /proc, where nothing can be created).
     """
+    if "\0" in path:
+        raise ConfigError(f"config key {key!r}: a path cannot hold a NUL character, got {_show(path)}")
     target = os.path.abspath(path or ".")
+    for part in target.split(os.sep):
+        if len(os.fsencode(part)) > MAX_NAME_BYTES:
+            raise ConfigError(f"config key {key!r}: a path component is at most {MAX_NAME_BYTES} bytes, got one of "
+                              f"{len(os.fsencode(part))} in {_show(path)}")
     probe = target
     while not os.path.exists(probe):
         parent = os.path.dirname(probe)
@@ -652,6 +737,9 @@ def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
         data = load_yaml_file(path)
     except OSError as e:
         raise ConfigError(f"config file {path!r}: cannot read it: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"config file {path!r}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset "
+                          f"{e.start}); a config is a YAML text file") from None
     except YAMLLimitError as e:
         raise ConfigError(f"config file {path!r}: refused: {e}") from None
     except yaml.YAMLError as e:

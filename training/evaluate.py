@@ -56,6 +56,11 @@ __all__ = [
 ]
 
 Z95 = 1.959963984540054
+# Bounds of one arena run, far above any real use: they turn a typo into an error instead of a fork bomb
+# (workers are processes) or a machine out of memory (every game's record is kept until the table is made).
+MAX_GAMES = 10**8
+MAX_WORKERS = 1024
+SEED_MAX = 2**63 - 1  # game_seeds keeps 63 bits of the seed: a larger or negative one would alias another
 
 
 def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -335,7 +340,7 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
 
     cfg, spec, dice, offs = game.cfg, game.spec, game.dice, game.obs_offsets
     n, m, num_actions = game.num_players, len(players), game.num_actions
-    queue = list(indices)
+    queue = indices if isinstance(indices, range) else list(indices)
     slots = max(1, min(int(batch_size), len(queue)))
     states, rngs = game.new_states(slots)
     masks = np.zeros((slots, num_actions), dtype=np.int8)
@@ -503,7 +508,7 @@ def _worker_init(rules, agents, labels, cycle, seed, batch_size=0) -> None:
                    modes=modes)
 
 
-def _worker_run(indices: list[int]):
+def _worker_run(indices: Sequence[int]):
     w = _WORKER
     if w["batch_size"]:
         return play_lockstep(w["game"], w["agents"], w["modes"], w["labels"], w["cycle"], w["seed"], indices,
@@ -675,10 +680,12 @@ def run_arena(
 
     if isinstance(agents, (str, bytes)) or len(agents) < 1:
         raise ValueError("give at least one agent (a name or a path), e.g. ['heuristic', 'random']")
-    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or games < 1:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
-    if not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers must be a positive integer, got {workers!r}")
+    if not isinstance(games, (int, np.integer)) or isinstance(games, bool) or not 1 <= games <= MAX_GAMES:
+        raise ValueError(f"games must be a positive integer, at most {MAX_GAMES:,}, got {games!r}")
+    if not isinstance(workers, (int, np.integer)) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers must be an integer from 1 to {MAX_WORKERS}, got {workers!r}")
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed <= SEED_MAX:
+        raise ValueError(f"seed must be an integer from 0 to {SEED_MAX}, got {seed!r}")
     if not isinstance(batch_size, (int, np.integer)) or isinstance(batch_size, bool) or batch_size < 1:
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     if batched not in (None, True, False):
@@ -704,7 +711,7 @@ def run_arena(
     m = len(loaded)
     players = [_arena_player(a) for a in loaded]
     cycle = lineup_cycle(m, n)
-    indices = list(range(int(games)))
+    indices = range(int(games))  # a range, sliced into parts: no list of every game index
     modes = [lockstep_mode(p) for p in players]
     unfit = [lab for lab, mode in zip(labels, modes) if mode is None]
     # one object at two agent indices shares one stream in the sequential arena, which per-game streams cannot copy
@@ -744,7 +751,8 @@ def run_arena(
             size = max(chunk, 4 * batch_size) if lockstep else chunk
             size = min(size, -(-len(indices) // workers))  # every worker gets work
             parts = [indices[i: i + size] for i in range(0, len(indices), size)]
-            with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init,
+            # more processes than parts idle, more than CPUs only contend: the table is the same either way
+            with ProcessPoolExecutor(max_workers=min(workers, len(parts), _usable_cpus()), initializer=_worker_init,
                                      initargs=(cfg, players, labels, cycle, seed,
                                                batch_size if lockstep else 0)) as pool:
                 futures = [pool.submit(_worker_run, p) for p in parts]
@@ -800,6 +808,13 @@ def run_arena(
         cycle_length=len(cycle),
         seat_wins=seat_wins,
     )
+
+
+def _usable_cpus() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - platforms without sched_getaffinity
+        return max(1, os.cpu_count() or 1)
 
 
 def against_baselines(agent: Any, opponents: Sequence[str], game: str, num_players: int | None, rules: Any,
@@ -896,6 +911,10 @@ def run(args: argparse.Namespace) -> int:
     """
     from uno_env.agents.registry import UnknownAgentError
 
+    problem = _check_options(args)
+    if problem:
+        print(f"uno-env evaluate: error: {problem}", file=sys.stderr)
+        return 2
     progress = not args.quiet and sys.stderr.isatty()
     try:
         result = run_arena(args.agents, game=args.game, num_players=args.num_players, rules=args.rules,
@@ -908,8 +927,43 @@ def run(args: argparse.Namespace) -> int:
         return 2
     print(format_table(result))
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(result.to_dict(), fh, indent=2)
-            fh.write("\n")
+        try:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                json.dump(result.to_dict(), fh, indent=2)
+                fh.write("\n")
+        except OSError as exc:
+            print(f"uno-env evaluate: error: --json {args.json!r}: cannot write it: {exc.strerror or exc}",
+                  file=sys.stderr)
+            return 2
     return 0
+
+
+def _check_options(args: argparse.Namespace) -> str | None:
+    """What is wrong with the numbers and the output path of the command line, or None; checked before any game is
+    played, so that a typo does not cost the whole run."""
+    if not 1 <= args.games <= MAX_GAMES:
+        return f"--games must be from 1 to {MAX_GAMES:,}, got {args.games}"
+    if not 1 <= args.workers <= MAX_WORKERS:
+        return f"--workers must be from 1 to {MAX_WORKERS}, got {args.workers}"
+    if not 0 <= args.seed <= SEED_MAX:
+        return f"--seed must be from 0 to {SEED_MAX}, got {args.seed}"
+    if args.batch_size < 1:
+        return f"--batch-size: batch_size must be a positive integer, got {args.batch_size}"
+    if args.json:
+        return _check_output_file("--json", args.json)
+    return None
+
+
+def _check_output_file(option: str, path: str) -> str | None:
+    if "\0" in path:
+        return f"{option} {path!r}: a path cannot hold a NUL character"
+    if os.path.isdir(path):
+        return f"{option} {path!r} is a directory; give a file path, e.g. {os.path.join(path, 'results.json')}"
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        return f"{option} {path!r}: the directory {parent!r} does not exist"
+    target = path if os.path.exists(path) else parent
+    if not os.access(target, os.W_OK):
+        return f"{option} {path!r}: {target!r} is not writable"
+    return None
 

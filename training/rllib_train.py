@@ -30,7 +30,8 @@ scales from one machine to a Ray cluster.  The script reads top to bottom:
    each baseline; the win rates land
    in the result under ``evaluation/arena`` and in ``progress.jsonl``.
 8. **Checkpoints**: ``checkpoints/iter_<N>/`` every ``checkpoint_every`` iterations and ``final/`` at the end
-   (RLlib algorithm checkpoints plus ``uno_env_rllib.json``); ``--restore PATH`` continues from one, and
+   (RLlib algorithm checkpoints plus ``uno_env_rllib.json``); ``--restore PATH --trust-pickle`` continues from
+   one (restoring unpickles the checkpoint, so it needs the opt-in), and
    ``uno-env evaluate runs/NAME/final random`` plays the trained policy from the pickle-free ``policy.npz``
    written into every checkpoint (:func:`export_policy`); the RLlib checkpoint itself loads only when trusted
    (``--trust-pickle``, :func:`uno_env.agents.rllib_policy.load_rllib_agent`).
@@ -62,7 +63,8 @@ from .pool import SELF, OpponentPool
 from .pool import SNAPSHOT_PREFIX as POOL_SNAPSHOT
 
 __all__ = ["RllibTrainConfig", "load_rllib_config", "build_algorithm_config", "SeatMapping", "SelfPlayCallback",
-           "arena_evaluation", "train", "add_arguments", "run", "MAIN", "SNAPSHOT_PREFIX", "BASELINE_PREFIX"]
+           "arena_evaluation", "train", "add_arguments", "run", "MAIN", "SNAPSHOT_PREFIX", "BASELINE_PREFIX",
+           "RestoreError", "check_restore", "restore_checkpoint"]
 
 MAIN = "main"
 SNAPSHOT_PREFIX = "snapshot_"
@@ -476,15 +478,48 @@ def _to_numpy(x):
     return x.detach().cpu().numpy() if hasattr(x, "detach") else x
 
 
-def restore_checkpoint(algorithm, path: str | os.PathLike) -> None:
-    """Continue from a checkpoint of this script (weights, optimizer, iteration, snapshot count)."""
-    from .rllib_module import METADATA_FILE
+class RestoreError(ValueError):
+    """``--restore`` of an RLlib checkpoint without ``--trust-pickle``, or of a path that is not one."""
 
-    p = Path(path)
+
+def checkpoint_dir(path: str | os.PathLike) -> Path:
+    """The RLlib algorithm checkpoint ``path`` names (itself, or a run directory's ``final/``); RestoreError (a
+    ValueError) naming ``--restore`` if there is none."""
+    text = os.fspath(path)
+    if "\0" in text:
+        raise RestoreError(f"--restore {text!r}: a path cannot hold a NUL character")
+    p = Path(text)
+    if not p.exists():
+        raise RestoreError(f"--restore {text!r}: no such file or directory")
     if (p / "final").is_dir() and not (p / "rllib_checkpoint.json").is_file():
         p = p / "final"
     if not (p / "rllib_checkpoint.json").is_file():
-        raise FileNotFoundError(f"--restore {str(path)!r}: not an RLlib algorithm checkpoint")
+        raise RestoreError(f"--restore {text!r}: not an RLlib algorithm checkpoint (no rllib_checkpoint.json in it "
+                           f"or in its final/); give a run's checkpoints/iter_N or final directory")
+    return p
+
+
+def check_restore(path: str | os.PathLike, trust_pickle: bool) -> Path:
+    """The checkpoint to restore from, once the caller has opted in: restoring an RLlib checkpoint unpickles its
+    files, so a crafted one runs code, and only ``--trust-pickle`` (``trust_pickle=True``) says the file is
+    trusted.  Checked before Ray starts."""
+    p = checkpoint_dir(path)
+    if not trust_pickle:
+        raise RestoreError(
+            f"--restore {os.fspath(path)!r}: restoring an RLlib checkpoint unpickles Python objects, so a crafted "
+            f"checkpoint can run any code; if you trust where it came from (e.g. your own run), pass --trust-pickle")
+    return p
+
+
+def restore_checkpoint(algorithm, path: str | os.PathLike) -> None:
+    """Continue from a checkpoint of this script (weights, optimizer, iteration, snapshot count).
+
+    This unpickles the checkpoint (RLlib's ``restore_from_path``): call it only with a checkpoint you trust
+    (:func:`check_restore` is the command line's check).
+    """
+    from .rllib_module import METADATA_FILE
+
+    p = checkpoint_dir(path)
     algorithm.restore_from_path(str(p.resolve()))
     meta_file = p / METADATA_FILE
     if meta_file.is_file():
@@ -568,10 +603,16 @@ def _init_ray(cfg: RllibTrainConfig) -> None:
     ray.init(address=address, **kwargs)
 
 
-def train(cfg: RllibTrainConfig, run_dir: Path, restore: str | None = None, log=print) -> dict[str, Any]:
-    """Train until a stop limit; returns the last summary plus the final checkpoint path and final arena."""
+def train(cfg: RllibTrainConfig, run_dir: Path, restore: str | None = None, log=print,
+          trust_pickle: bool = False) -> dict[str, Any]:
+    """Train until a stop limit; returns the last summary plus the final checkpoint path and final arena.
+
+    ``restore``: a checkpoint to continue from, which is unpickled: it needs ``trust_pickle=True``.
+    """
     import torch
 
+    if restore:
+        check_restore(restore, trust_pickle)
     if cfg.resources.torch_threads:
         torch.set_num_threads(cfg.resources.torch_threads)
     torch.manual_seed(cfg.seed)
@@ -674,7 +715,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--num-envs-per-env-runner", type=int, default=None, help="environments per EnvRunner")
     parser.add_argument("--num-learners", type=int, default=None, help="Learner actors (0 = in the driver)")
     parser.add_argument("--address", default=None, help="Ray cluster address ('auto' = the running cluster)")
-    parser.add_argument("--restore", default=None, metavar="CHECKPOINT", help="continue from a checkpoint")
+    parser.add_argument("--restore", default=None, metavar="CHECKPOINT",
+                        help="continue from a checkpoint (an iter_N or final directory, or a run directory); needs "
+                             "--trust-pickle")
+    parser.add_argument("--trust-pickle", action="store_true",
+                        help="allow --restore: restoring an RLlib checkpoint unpickles it, so a crafted checkpoint "
+                             "runs code; use only for checkpoints you trust")
     parser.add_argument("--measure-sampling", type=int, default=None, metavar="ENV_STEPS",
                         help="only measure the EnvRunners' sampling throughput over this many env steps, then exit")
 
@@ -691,11 +737,17 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"uno-env train-rllib: config error: {exc}", file=sys.stderr)
         return 2
+    if args.restore is not None:
+        try:
+            check_restore(args.restore, args.trust_pickle)
+        except RestoreError as exc:
+            print(f"uno-env train-rllib: error: {exc}", file=sys.stderr)
+            return 2
     _init_ray(cfg)
     if args.measure_sampling:
         print(json.dumps(measure_sampling(cfg, args.measure_sampling)))
         return 0
     run_dir = Path(cfg.runs_dir) / cfg.name
-    summary = train(cfg, run_dir, restore=args.restore)
+    summary = train(cfg, run_dir, restore=args.restore, trust_pickle=args.trust_pickle)
     print(json.dumps({k: summary.get(k) for k in ("iteration", "env_steps_lifetime", "final_checkpoint")}))
     return 0

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .checkpoints import rng_states, save_checkpoint
+from .checkpoints import STATE_FILE, TrainError, check_state, rng_states, save_checkpoint
 from .config import TrainConfig, config_to_dict
 from .envs import broadcast_pool
 from .evaluate import against_baselines
@@ -72,9 +72,14 @@ class RunState:
             "seed": self.cfg.seed,
         }
 
-    def load_state(self, d: dict) -> None:
-        """Restore the run's state from :meth:`state` output (when resuming)."""
-        self.pool.load_state_dict(d["pool"])
+    def load_state(self, d: dict, source: str = STATE_FILE) -> None:
+        """Restore the run's state from :meth:`state` output (when resuming); ``source`` names the file it came from
+        in the TrainError a damaged state raises."""
+        check_state(d, source)
+        try:
+            self.pool.load_state_dict(d["pool"])
+        except (KeyError, TypeError, ValueError) as e:
+            raise TrainError(f"{source}: key 'pool': not an opponent pool's state ({e})") from None
         # snapshot paths are stored absolute; re-anchor them if the run directory moved
         for s in self.pool.snapshots:
             if not os.path.exists(s["path"]):

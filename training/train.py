@@ -35,12 +35,13 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import sys
 import time
 
 import numpy as np
 
-from .checkpoints import STATE_FILE, TrainError, prepare_run, read_json, restore_rng_states
+from .checkpoints import STATE_FILE, TrainError, load_checkpoint_state, prepare_run, restore_rng_states
 from .config import ConfigError, TrainConfig, config_to_dict
 
 POLICY_FILE = "policy.zip"
@@ -97,10 +98,10 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
 
     if cfg.device != "cpu" and cfg.device != "auto" and not _device_available(torch, cfg.device):
         raise TrainError(f"config key 'device': {cfg.device!r} is not available on this machine")
-    os.makedirs(run_dir, exist_ok=True)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
-    _write_config(cfg, run_dir)
+    # a fresh run whose setup fails leaves no directory behind, so the same command can simply be run again
+    made_dir = checkpoint is None and not os.path.exists(run_dir)
 
     # --- seeding: Python, numpy and torch here; the environments and the pool from cfg.seed below ---------------
     random.seed(cfg.seed)
@@ -109,8 +110,8 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
     run = RunState(cfg, run_dir, algo)
     start_step, saved_rng = 0, {}  # saved_rng: the checkpoint's PRNG states when resuming
     if checkpoint is not None:
-        state = read_json(os.path.join(checkpoint, STATE_FILE))
-        run.load_state(state)
+        state = load_checkpoint_state(checkpoint)
+        run.load_state(state, os.path.join(checkpoint, STATE_FILE))
         start_step, saved_rng = int(state["step"]), state["rng"]
     # environments draw fresh games after a resume (seeded by the step they resume at)
     env_seed = cfg.seed * 1_000_003 + start_step
@@ -119,13 +120,24 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
           + (f"; resuming at step {start_step:,} from {show_path(checkpoint)}" if checkpoint else ""), flush=True)
 
     # --- environments and model -----------------------------------------------------------------------------
-    venv = run.venv = algo.make_env(cfg, run.pool, env_seed)
-    if checkpoint is not None:
-        model = algo.load(os.path.join(checkpoint, "model.zip"), cfg, venv, run_dir)
-        restore_rng_states(saved_rng, checkpoint)
-    else:
-        model = algo.build(cfg, venv, run_dir)
-    venv.seed(env_seed)
+    venv = None
+    try:
+        venv = run.venv = algo.make_env(cfg, run.pool, env_seed)
+        if checkpoint is not None:
+            model = algo.load(os.path.join(checkpoint, "model.zip"), cfg, venv, run_dir)
+            restore_rng_states(saved_rng, checkpoint)
+        else:
+            model = algo.build(cfg, venv, run_dir)
+        venv.seed(env_seed)
+    except (TrainError, ValueError, OSError) as e:
+        # UnknownAgentError is a ValueError: an opponent that cannot be built for this table
+        if venv is not None:
+            venv.close()
+        if made_dir:
+            shutil.rmtree(run_dir, ignore_errors=True)
+        raise e if isinstance(e, TrainError) else TrainError(f"cannot set up the run: {e}") from None
+    os.makedirs(run_dir, exist_ok=True)
+    _write_config(cfg, run_dir)
 
     # --- learning loop (the algorithm's; run_state's hooks run between rollouts) ------------------------------
     remaining = cfg.total_steps - algo.num_steps(model)

@@ -6,6 +6,8 @@ optionally followed by the mask); hyperparameters come from the config's ``ppo``
 from __future__ import annotations
 
 import os
+import pickle
+import zipfile
 
 import torch.nn as nn
 from sb3_contrib import MaskablePPO
@@ -13,6 +15,7 @@ from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPo
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 
+from ..checkpoints import TrainError, load_checkpoint_state
 from ..config import TrainConfig
 from ..envs import make_vec_env
 from ..selfplay import UnoFeatures, export_policy
@@ -46,8 +49,23 @@ def build(cfg: TrainConfig, venv, run_dir: str):
 
 
 def load(path: str, cfg: TrainConfig, venv, run_dir: str):
-    """A checkpoint this run wrote itself (its own file: unpickling it is as safe as the run directory)."""
-    return MaskablePPO.load(path, env=venv, device=cfg.device, tensorboard_log=_tb(cfg, run_dir))
+    """The model of the checkpoint whose ``model.zip`` is ``path``, read without unpickling anything.
+
+    ``MaskablePPO.load`` would unpickle the zip's ``data`` entries (cloudpickle: a crafted run directory runs code),
+    so the model is built from the config, as a fresh run builds it, and only the tensors are read:
+    ``set_parameters`` opens the zip with ``load_data=False`` and loads the policy's and the optimizer's state
+    dicts with ``torch.load(weights_only=True)``.  The step count, the one other thing a resume needs from the
+    model, comes from the checkpoint's ``state.json``.
+    """
+    model = build(cfg, venv, run_dir)
+    try:
+        model.set_parameters(path, exact_match=True, device=model.device)
+    except (OSError, ValueError, RuntimeError, KeyError, zipfile.BadZipFile, pickle.UnpicklingError) as e:
+        # RuntimeError: tensors of other shapes; UnpicklingError: a .pth that weights_only refuses
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise TrainError(f"cannot load the checkpoint's model {path}: {reason}") from None
+    model.num_timesteps = int(load_checkpoint_state(os.path.dirname(path))["step"])
+    return model
 
 
 def _tb(cfg: TrainConfig, run_dir: str) -> str | None:
