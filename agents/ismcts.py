@@ -94,7 +94,9 @@ then depends on the machine's speed).  A decision with one legal action is taken
 """
 from __future__ import annotations
 
+import math
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -104,6 +106,7 @@ from uno_env.core import search as S
 from uno_env.core.baselines import heuristic_weight_array
 from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_DTYPE, STATE_LEN
 from uno_env.core.observe import observe_one
+from uno_env.yaml_io import short_repr
 
 from .base import BaseAgent, NoLegalActionError
 
@@ -182,6 +185,8 @@ MAX_MS = 600_000.0
 _TIME_BATCH = 16
 #: tree size under a time budget (the tree stops growing there; simulations go on as rollouts from its leaves)
 _TIME_NODES = 50_000
+#: the ``kind`` of :meth:`ISMCTSAgent.get_rng_state`: a state from another agent's stream is refused
+_RNG_STATE_KIND = "ismcts splitmix64"
 
 #: the arguments ``ismcts:sims=400,rollout=greedy`` may set, with what each accepts
 ISMCTS_ARGUMENTS: dict[str, str] = {
@@ -209,14 +214,23 @@ ISMCTS_ARGUMENTS: dict[str, str] = {
 
 
 def _number(name: str, value: Any, kind: type, lo: float, hi: float, lo_open: bool = False):
+    allowed = ISMCTS_ARGUMENTS[name]
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise ValueError(f"ismcts: {name} must be a number ({ISMCTS_ARGUMENTS[name]}); got {value!r}")
-    if kind is int and float(value) != int(value):
-        raise ValueError(f"ismcts: {name} must be an integer ({ISMCTS_ARGUMENTS[name]}); got {value!r}")
-    v = kind(value)
-    if not (lo < v if lo_open else lo <= v) or not v <= hi or v != v:
-        raise ValueError(f"ismcts: {name}={value!r} is out of range ({ISMCTS_ARGUMENTS[name]})")
-    return v
+        raise ValueError(f"ismcts: {name} must be a finite number ({allowed}); got {short_repr(value)}")
+    # int(inf) and int(nan) raise, and float() of a huge int overflows: test finiteness and range on the value
+    # itself (Python compares ints and floats exactly) before converting it
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise ValueError(f"ismcts: {name} must be a finite number ({allowed}); got {short_repr(value)}")
+        if kind is int and not float(value).is_integer():
+            raise ValueError(f"ismcts: {name} must be an integer ({allowed}); got {short_repr(value)}")
+    num: Any = value
+    if not (lo < num if lo_open else lo <= num) or not num <= hi:
+        # repr() refuses ints of more than 4300 digits
+        big = isinstance(num, int) and num.bit_length() > 64
+        shown = f"<an integer of {num.bit_length()} bits>" if big else short_repr(num)
+        raise ValueError(f"ismcts: {name}={shown} is out of range ({allowed})")
+    return kind(num)
 
 
 class ISMCTSAgent(BaseAgent):
@@ -303,6 +317,27 @@ class ISMCTSAgent(BaseAgent):
         """Reseed the search's random stream (``None``: fresh entropy)."""
         super().reset(seed)
         self._seed_word(seed)
+
+    def get_rng_state(self) -> dict[str, Any]:
+        """The search's random stream as JSON-ready data, for :meth:`set_rng_state`.
+
+        The random-state protocol an environment uses to save and restore an agent exactly (the Gymnasium env's
+        ``state_dict`` calls it for every opponent that has both methods): ``get_rng_state()`` returns plain data,
+        ``set_rng_state(state)`` takes it back, and raises ``ValueError`` leaving the agent unchanged if the state
+        is not one ``get_rng_state`` can return.  The search draws only from its splitmix64 word (the numpy
+        ``rng`` of :class:`BaseAgent` is unused here), so the word is the whole state.
+        """
+        return {"kind": _RNG_STATE_KIND, "word": int(self._word[0])}
+
+    def set_rng_state(self, state: Any) -> None:
+        """Set the search's random stream from :meth:`get_rng_state` data (``ValueError`` if malformed)."""
+        want = f"{{'kind': {_RNG_STATE_KIND!r}, 'word': an integer 0..2**64-1}} (from get_rng_state())"
+        if not isinstance(state, Mapping) or set(state) != {"kind", "word"} or state["kind"] != _RNG_STATE_KIND:
+            raise ValueError(f"ismcts: the random state must be {want}; got {short_repr(state)}")
+        word = state["word"]
+        if type(word) is not int or not 0 <= word < 2**64:  # bool is an int subclass, refused by the exact type
+            raise ValueError(f"ismcts: the random state's 'word' must be an integer 0..2**64-1; got {short_repr(word)}")
+        self._word[0] = np.uint64(word)
 
     def __getstate__(self):
         d = dict(self.__dict__)

@@ -17,8 +17,10 @@ unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objec
 from __future__ import annotations
 
 import json
+import math
 import os
 import zipfile
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -126,29 +128,105 @@ def save_policy_files(pw: PolicyWeights, path: str, meta: Mapping[str, Any], dty
     return stem + ".npz"
 
 
+#: the most bytes the arrays of a policy file may declare, together (the .npy headers are read before any array is):
+#: the shipped policies hold a few hundred KB, so this leaves room for far larger networks while a crafted header or
+#: a zip bomb cannot make the loader allocate gigabytes
+MAX_POLICY_BYTES = 64 * 2**20
+
+
+def _member(zf: zipfile.ZipFile, key: str) -> zipfile.ZipInfo | None:
+    """The zip member numpy's ``np.load(...)[key]`` would read (a member named ``key`` itself first)."""
+    names = zf.namelist()
+    for name in (key, key + ".npy"):
+        if name in names:
+            return zf.getinfo(name)
+    return None
+
+
+def _declared_bytes(zf: zipfile.ZipFile, path: str, info: zipfile.ZipInfo, key: str, kinds: str) -> int:
+    """The bytes array ``key`` of the policy ``path`` declares in its .npy header, which must give a dtype of
+    ``kinds``; nothing past the header is read."""
+    fmt = np.lib.format
+    with zf.open(info) as f:
+        if f.read(len(fmt.MAGIC_PREFIX)) != fmt.MAGIC_PREFIX:
+            raise PolicyFormatError(f"policy {path!r}: entry {key!r} is not a .npy array")
+        f.seek(0)
+        version = fmt.read_magic(f)
+        if version == (1, 0):
+            shape, _, dtype = fmt.read_array_header_1_0(f)
+        elif version == (2, 0):
+            shape, _, dtype = fmt.read_array_header_2_0(f)
+        else:
+            raise PolicyFormatError(f"policy {path!r}: entry {key!r} has .npy format version {version}; expected "
+                                    f"1.0 or 2.0 (what numpy writes)")
+    if dtype.kind not in kinds:
+        what = "real numbers" if kinds == "fiu" else "a text string"
+        raise PolicyFormatError(f"policy {path!r}: not a pickle-free uno-env policy .npz (entry {key!r} holds "
+                                f"{dtype}, not {what})")
+    if any(d < 0 for d in shape):
+        raise PolicyFormatError(f"policy {path!r}: entry {key!r} declares the shape {shape}")
+    return math.prod(shape) * dtype.itemsize
+
+
+def _checked_members(zf: zipfile.ZipFile, path: str, members: dict[str, zipfile.ZipInfo], kinds: str,
+                     budget: int) -> int:
+    """The bytes left of ``budget`` once every member's declared size is taken; refuses the member that passes it
+    before any array is read."""
+    for key, info in members.items():
+        size = _declared_bytes(zf, path, info, key, kinds)
+        if size > budget:
+            raise PolicyFormatError(
+                f"policy {path!r}: entry {key!r} declares {size} bytes, more than is left of the "
+                f"{MAX_POLICY_BYTES} bytes a policy file may hold; refused (not a uno-env policy)")
+        budget -= size
+    return budget
+
+
+def _read(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    with zf.open(info) as f:
+        return np.lib.format.read_array(f, allow_pickle=False)
+
+
 def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]]:
-    """The network and metadata of a policy ``.npz``; never unpickles (``allow_pickle=False``)."""
+    """The network and metadata of a policy ``.npz``; never unpickles, and refuses a file whose arrays' headers
+    declare more than :data:`MAX_POLICY_BYTES` in all before reading any of them."""
     path = os.fspath(path)
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if "meta" not in z.files:
+        with zipfile.ZipFile(path) as zf:
+            meta = _member(zf, "meta")
+            if meta is None:
                 raise PolicyFormatError(f"policy {path!r}: no 'meta' entry; not a uno-env policy .npz")
-            info = json.loads(str(z["meta"]))
+            budget = _checked_members(zf, path, {"meta": meta}, "US", MAX_POLICY_BYTES)
+            text = _read(zf, meta)
+            if text.shape != ():
+                raise PolicyFormatError(f"policy {path!r}: 'meta' must be one JSON string, got an array of shape "
+                                        f"{text.shape}")
+            try:
+                info = json.loads(str(text))
+            except RecursionError:
+                raise PolicyFormatError(f"policy {path!r}: 'meta' nests too deeply to read; not a uno-env policy "
+                                        f"(its metadata is a flat JSON object)") from None
             if not isinstance(info, dict):
                 raise PolicyFormatError(f"policy {path!r}: 'meta' is not a JSON object")
             n = info.get("layers")
-            if not isinstance(n, int) or not 1 <= n <= 64:
+            if type(n) is not int or not 1 <= n <= 64:  # the exact type: JSON true is a bool, an int subclass
                 raise PolicyFormatError(f"policy {path!r}: meta 'layers' must be an integer in 1..64, got {n!r}")
-            missing = [k for i in range(n) for k in (f"W{i}", f"b{i}") if k not in z.files]
+            found = {k: _member(zf, k) for i in range(n) for k in (f"W{i}", f"b{i}")}
+            missing = [k for k, m in found.items() if m is None]
             if missing:
                 raise PolicyFormatError(f"policy {path!r}: missing arrays {missing}")
-            ws = [np.asarray(z[f"W{i}"], dtype=np.float32) for i in range(n)]
-            bs = [np.asarray(z[f"b{i}"], dtype=np.float32) for i in range(n)]
+            members = {k: m for k, m in found.items() if m is not None}
+            _checked_members(zf, path, members, "fiu", budget)
+            ws = [np.asarray(_read(zf, members[f"W{i}"]), dtype=np.float32) for i in range(n)]
+            bs = [np.asarray(_read(zf, members[f"b{i}"]), dtype=np.float32) for i in range(n)]
     except PolicyFormatError:
         raise
-    except (OSError, EOFError, zipfile.BadZipFile) as e:
+    except RecursionError:
+        raise PolicyFormatError(f"policy {path!r}: nests too deeply to read; not a uno-env policy .npz") from None
+    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as e:
+        # RuntimeError: an encrypted member; NotImplementedError: an unknown compression method
         raise PolicyFormatError(f"policy {path!r}: cannot read it as an .npz: {e}") from None
-    except ValueError as e:  # object arrays (pickles) and malformed zips or JSON
+    except (ValueError, SyntaxError) as e:  # object arrays (pickles), malformed headers, zips or JSON
         raise PolicyFormatError(f"policy {path!r}: not a pickle-free uno-env policy .npz ({e})") from None
     for key, allowed in (("activation", _ACTIVATIONS), ("obs_transform", _TRANSFORMS)):
         if info.get(key) not in allowed:

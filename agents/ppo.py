@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import functools
 import json
+import warnings
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
@@ -20,7 +22,7 @@ from .base import resolve_game
 from .policy import NumpyPolicyAgent
 from .registry import UnknownAgentError
 
-__all__ = ["shipped_policies", "policy_path", "shipped_policy_rules", "make_ppo_agent"]
+__all__ = ["shipped_policies", "policy_path", "shipped_policy_rules", "make_ppo_agent", "PolicyRulesWarning"]
 
 
 def _folder():
@@ -59,9 +61,35 @@ def shipped_policy_rules(game: str, num_players: int) -> Any:
     return RuleConfig.from_dict(json.loads(path.read_text())["rules"])
 
 
+class PolicyRulesWarning(UserWarning):
+    """A shipped policy plays under rules other than the ones it was trained under (it may play badly there)."""
+
+
+def _rules_differences(trained: Any, rules: Any) -> list[str]:
+    """``option: trained value -> this game's value`` for every option where two RuleConfigs differ."""
+    a, b = trained.options(), rules.options()
+    return [f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
 def make_ppo_agent(game: Any, seed: int | None = None, deterministic: bool = True) -> NumpyPolicyAgent:
-    """The shipped policy that fits ``game`` (a Game, game name, RuleConfig or environment), as an agent."""
+    """The shipped policy that fits ``game`` (a Game, game name, RuleConfig or environment), as an agent.
+
+    The file is picked by game and player count, and its observation and action sizes are checked; under other rules
+    than those it was trained under (``rules`` in its metadata) it still plays, since many house rules keep the same
+    observation, but it warns (:class:`PolicyRulesWarning`, naming the options that differ): such a game is one the
+    policy never saw.  ``ismcts`` makes the same check and uses the policy as its default base policy only under
+    its training rules.  Silence the warning with ``warnings.filterwarnings("ignore", category=PolicyRulesWarning)``.
+    """
     g = resolve_game(game)
-    agent = NumpyPolicyAgent.load(policy_path(g.name, g.num_players), g, name="ppo", deterministic=deterministic,
-                                  seed=seed)
+    path = policy_path(g.name, g.num_players)
+    agent = NumpyPolicyAgent.load(path, g, name="ppo", deterministic=deterministic, seed=seed)
+    trained = agent.meta.get("rules")
+    if isinstance(trained, Mapping):
+        from uno_env.config import RuleConfig
+
+        diff = _rules_differences(RuleConfig.from_dict(trained), g.rules)
+        if diff:
+            warnings.warn(f"agent 'ppo': the shipped policy {g.name}_{g.num_players}p was trained under other rules "
+                          f"than this game's ({'; '.join(diff)}); it never saw this game and may play badly",
+                          PolicyRulesWarning, stacklevel=2)
     return agent

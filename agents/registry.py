@@ -8,12 +8,15 @@ line's ``--trust-pickle``), and then import torch (and ray).  Importing :mod:`ag
 """
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from uno_env.yaml_io import short_repr
 
 from .base import BaseAgent, NoLegalActionError, resolve_game, split_observation
 
@@ -98,13 +101,18 @@ AGENT_ARGUMENTS: dict[str, Callable[[], dict[str, str]]] = {"ismcts": _ismcts_ar
 
 
 def _parse_value(text: str) -> Any:
-    """An argument value from the command line: an int, else a float, else the text itself."""
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
+    """An argument value from the command line: an int, else a finite float, else the text itself."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        return text
+    # "inf", "nan" and "1e999" stay text, so that the agent refuses them as it does any other word (naming the
+    # allowed values) instead of tripping over an infinite number
+    return value if math.isfinite(value) else text
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -201,7 +209,7 @@ def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: b
         try:
             return make_agent(name, game, seed=seed, **kwargs)
         except ValueError as exc:
-            raise UnknownAgentError(f"agent {spec!r}: {exc}") from None
+            raise UnknownAgentError(f"agent {short_repr(spec)}: {exc}") from None
     if spec in BASELINES:
         return make_agent(spec, game, seed=seed)
     if spec.lower() in BASELINES:

@@ -586,6 +586,9 @@ class RuleConfig:
                 text = f.read(YAML_MAX_BYTES + 1)
         except OSError as e:
             raise ValueError(f"rules file {path!r}: cannot read it: {e.strerror or e}") from None
+        except UnicodeDecodeError as e:
+            raise ValueError(f"rules file {path!r}: cannot read it: not UTF-8 text (byte "
+                             f"0x{e.object[e.start]:02x} at offset {e.start})") from None
         try:
             data = load_yaml(text)
         except YAMLLimitError as e:
@@ -751,7 +754,7 @@ def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
         cfg = rules
     elif rules is None:
         cfg = RuleConfig.make(game)
-    elif isinstance(rules, str) and (rules.endswith((".yaml", ".yml"))):
+    elif _is_yaml_path(rules):
         cfg = RuleConfig.from_yaml(rules)
         if cfg.game != game:
             raise ValueError(f"rules file {rules!r} is for game {cfg.game!r}, but the environment is {game!r}")
@@ -766,6 +769,9 @@ def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
         raise TypeError(
             f"rules must be None, a preset name, a dict, a YAML path or a RuleConfig; got {type(rules).__name__}"
         )
+    if num_players is not None:
+        # a float or bool equal to the rules' count would pass the comparison below unnoticed
+        num_players = _check_value(OPTIONS["num_players"], cfg.game, num_players)
     if num_players is not None and num_players != cfg.num_players:
         if _gives_num_players(rules):
             raise ValueError(f"num_players is given twice with different values: num_players={short_repr(num_players)} "
@@ -775,17 +781,22 @@ def make_rules(game: str, num_players: int | None, rules: Any) -> RuleConfig:
     return cfg
 
 
+def _is_yaml_path(rules: Any) -> bool:
+    """Whether a ``rules`` string names a YAML file (``.yaml``/``.yml`` in any case) rather than a preset."""
+    return isinstance(rules, str) and rules.lower().endswith((".yaml", ".yml"))
+
+
 def _gives_num_players(rules: Any) -> bool:
     """Whether the ``rules`` argument itself sets num_players (a preset name or None leaves it to the caller)."""
     if isinstance(rules, RuleConfig):
         return True
     if isinstance(rules, Mapping):
         return "num_players" in rules
-    if isinstance(rules, str) and rules.endswith((".yaml", ".yml")):
+    if _is_yaml_path(rules):
         try:
             with open(rules, encoding="utf-8") as f:  # already read and checked once by from_yaml
                 data = load_yaml(f.read(YAML_MAX_BYTES + 1))
-        except (OSError, yaml.YAMLError):
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
             return False
         return isinstance(data, Mapping) and "num_players" in data
     return False

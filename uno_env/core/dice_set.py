@@ -18,7 +18,8 @@ integer id everywhere in the project is its index in that tuple.
 project's own 24 dice). Every problem with a file is a :class:`ValueError` naming the file,
 the die (1-based) and the face.
 
-This module imports only the standard library, PyYAML and numpy.
+This module imports only the standard library, PyYAML, numpy and the state layout (for the most dice a
+game holds, :data:`MAX_DICE`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import yaml
 
 from ..yaml_io import MAX_BYTES as YAML_MAX_BYTES
 from ..yaml_io import YAMLLimitError, load_yaml
+from .layout import MAX_DICE
 
 __all__ = [
     "COLOURS",
@@ -45,6 +47,7 @@ __all__ = [
     "FACES_PER_DIE",
     "DICE_PER_HAND",
     "MIN_DICE",
+    "MAX_DICE",
     "DiceSet",
     "dice_set_from_data",
     "load_dice_set",
@@ -163,6 +166,10 @@ def _check_dice(dice: Any, where: str) -> None:
                     f"{where}: die {d} face {k}: {code!r} is not a face code{hint}; "
                     f"valid codes are {_valid_codes_text()}"
                 )
+    if len(dice) > MAX_DICE:
+        raise ValueError(
+            f"{where}: the set has {len(dice)} dice; at most {MAX_DICE} fit in the game's state"
+        )
     if len(dice) < MIN_DICE:
         raise ValueError(
             f"{where}: the set has {len(dice)} dice; at least {MIN_DICE} are needed "
@@ -207,17 +214,40 @@ def dice_set_from_data(data: Any, source: str = "<data>", default_name: str | No
     return DiceSet(name=name, faces=tuple(tuple(die) for die in data["dice"]), path=path)
 
 
+class _DuplicateKeyError(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # json keeps the last of two equal keys without a word; YAML refuses them, and so does this
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKeyError(f"duplicate key {key!r} in a JSON object; give each key once")
+        out[key] = value
+    return out
+
+
 def _parse_text(text: str, path: str, suffix: str) -> Any:
     where = f"dice set {path!r}"
     if not text.strip():
         raise ValueError(f"{where}: the file is empty; expected a mapping with a 'dice' list")
     if suffix == ".json":
         try:
-            return json.loads(text)
+            return json.loads(text, object_pairs_hook=_unique_keys)
+        except _DuplicateKeyError as e:
+            raise ValueError(f"{where}: {e}") from None
         except json.JSONDecodeError as e:
             raise ValueError(
                 f"{where}: malformed JSON at line {e.lineno}, column {e.colno}: {e.msg}"
             ) from None
+        except RecursionError:
+            raise ValueError(
+                f"{where}: refused: the JSON nests too deeply to read (a dice set is a mapping of lists "
+                f"of face codes, three levels deep)"
+            ) from None
+        except ValueError as e:  # e.g. an integer of more digits than int() reads
+            raise ValueError(f"{where}: malformed JSON: {e}") from None
     try:
         return load_yaml(text)
     except YAMLLimitError as e:
