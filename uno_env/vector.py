@@ -74,6 +74,7 @@ __all__ = [
 
 SEEDS_PER_REFILL = 32  # episode seeds computed at once per game (the kernel reads them from a (B, 32) table)
 _NO_INT = np.empty(0, dtype=np.int64)
+_NO_F32 = np.empty(0, dtype=np.float32)
 
 
 def game_seed(seed: int) -> int:
@@ -384,7 +385,8 @@ class _VectorBase(ExactCopy, GameMetadata):
 
         The game's state (``Game.state_dict``: every field of the state layout, the PRNG word, the rules) plus
         ``"env"``: this game's episode counters and seed (from which its later episodes are dealt), the PRNG word
-        of the in-kernel random opponents and, in the single-agent face, the learner's seat and opponent ids.
+        of the in-kernel random opponents and, in the single-agent face, the learner's seat, opponent ids and the
+        reward its episode earned before the learner's first action (``carried_reward``).
         :meth:`load_state_dict` of it continues game ``b`` exactly (batched policy objects keep their own state).
         """
         self._require_reset("state_dict")
@@ -404,6 +406,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         if learner is not None:
             env["learner_seat"] = int(learner[b])
             env["opponent_ids"] = [int(x) for x in self._opponent_ids[b]]
+            env["carried_reward"] = float(cast(Any, self)._carry[b])
         d["env"] = env
         return d
 
@@ -445,6 +448,7 @@ class _VectorBase(ExactCopy, GameMetadata):
             if learner is not None:
                 learner[b] = env["learner_seat"]
                 self._opponent_ids[b] = env["opponent_ids"]
+                cast(Any, self)._carry[b] = env.get("carried_reward", 0.0)
         self.refresh()
 
     def _check_env(self, env: Any, row: np.ndarray) -> dict[str, Any] | None:
@@ -453,6 +457,8 @@ class _VectorBase(ExactCopy, GameMetadata):
         single = hasattr(self, "_learner")
         keys = {"kind", "seed", "seed_blocks", "seed_pos", "episode", "episode_seed", "opponent_rng"} | (
             {"learner_seat", "opponent_ids"} if single else set())
+        if single and "carried_reward" in env:  # state dicts saved before it existed carried nothing
+            keys.add("carried_reward")
         check_shell_part(env, "vector", keys, "the game's counters", "a vector env")
         # seed_blocks * SEEDS_PER_REFILL must stay an int64 episode index (``_refill``)
         limits = {"seed": (0, 2**64 - 1), "seed_blocks": (1, (2**63 - 1) // SEEDS_PER_REFILL - 1),
@@ -467,6 +473,9 @@ class _VectorBase(ExactCopy, GameMetadata):
             if type(env["learner_seat"]) is not int or not 0 <= env["learner_seat"] < self.num_players:
                 raise ValueError(f"env.learner_seat: expected a seat in 0..{self.num_players - 1}, got "
                                  f"{short_repr(env['learner_seat'])}")
+            carried = env.get("carried_reward", 0.0)
+            if isinstance(carried, bool) or not isinstance(carried, (int, float)) or not abs(carried) < 1e30:
+                raise ValueError(f"env.carried_reward: expected a finite number, got {short_repr(carried)}")
             ids = env["opponent_ids"]
             if not isinstance(ids, list) or len(ids) != self.num_players - 1 or any(
                     type(x) is not int or not 0 <= x < len(self._pool) for x in ids):
@@ -654,19 +663,20 @@ class _VectorBase(ExactCopy, GameMetadata):
         """Copies of everything that decides the games' futures (states, PRNGs, episode seeds, learner seats)."""
         self._require_reset("snapshot")
         learner = getattr(self, "_learner", _NO_INT)
+        carry = getattr(self, "_carry", _NO_F32)
         return (self._states.copy(), self._rngs.copy(), self._opp.copy(), self._seed_buf.copy(),
-                self._counters.copy(), self._seed0.copy(), self._blocks.copy(), learner.copy())
+                self._counters.copy(), self._seed0.copy(), self._blocks.copy(), learner.copy(), carry.copy())
 
     def restore(self, snap: tuple[np.ndarray, ...]) -> None:
         """Return every game to a :meth:`snapshot` (for search: try actions, then rewind); exact, later episodes
         included."""
         mine = (self._states, self._rngs, self._opp, self._seed_buf, self._counters, self._seed0, self._blocks,
-                getattr(self, "_learner", _NO_INT))
+                getattr(self, "_learner", _NO_INT), getattr(self, "_carry", _NO_F32))
         if not isinstance(snap, tuple) or len(snap) != len(mine) or any(
                 not isinstance(x, np.ndarray) or x.shape != y.shape or x.dtype != y.dtype for x, y in zip(snap, mine)):
             raise ValueError("restore() takes a snapshot() of this environment (a tuple of arrays of the same "
                              "shapes and dtypes)")
-        states, rngs, opp, seed_buf, counters, seed0, blocks, learner = snap
+        states, rngs, opp, seed_buf, counters, seed0, blocks, learner, carry = snap
         problem = row_problem(self.game, states)
         if problem:
             raise ValueError(f"restore(): the snapshot's states cannot be played: {problem}; nothing was restored")
@@ -674,10 +684,13 @@ class _VectorBase(ExactCopy, GameMetadata):
             raise ValueError("restore(): the snapshot's learner seats are out of range; nothing was restored")
         if ((blocks < 0) | (counters[:, K.K_SEED_POS] < 0) | (counters[:, K.K_SEED_POS] > SEEDS_PER_REFILL)).any():
             raise ValueError("restore(): the snapshot's seed counters are out of range; nothing was restored")
+        if carry.size and not np.isfinite(carry).all():
+            raise ValueError("restore(): the snapshot's carried rewards are not finite; nothing was restored")
         self._states[:], self._rngs[:], self._opp[:], self._seed_buf[:], self._counters[:] = (
             states, rngs, opp, seed_buf, counters)
         if learner.size:
-            cast(Any, self)._learner[:] = learner  # only the single-agent face has learner seats
+            cast(Any, self)._learner[:] = learner  # only the single-agent face has learner seats and carries
+            cast(Any, self)._carry[:] = carry
         self._seed0[:], self._blocks[:] = seed0, blocks  # later seed lists follow from these
         self.refresh()
 
@@ -767,7 +780,10 @@ class UnoSingleAgentVectorEnv(_VectorBase):
 
     ``reset(seeds=None)`` -> ``(obs, masks)`` of the learners; ``step(actions)`` -> ``(obs, masks, rewards (B,)
     float32, terminated, truncated, infos)``.  The reward is everything the learner received since its last
-    action, opponents' moves included; a game that ended is reset and played up to the learner's next turn.
+    action, opponents' moves included; a game that ended is reset and played up to the learner's next turn.  What
+    the new episode earns before the learner's first action (a round scored in match mode) is paid with that
+    action, not added to the step that ended the previous episode; a deal that ends before the learner acts is
+    replaced, unscored, as in the Gymnasium env (``episode_index`` then skips it).
     Opponent moves cost one ``act_batch`` call per policy in use per round of moves, over the games that still
     wait for an opponent: no per-game Python.
     """
@@ -794,6 +810,10 @@ class UnoSingleAgentVectorEnv(_VectorBase):
                     or ((learner < 0) | (learner >= n)).any():
                 raise ValueError(f"learner_seat must be seats in [0, {n}), got {learner_seat!r}")
         self._learner = np.array(learner, dtype=np.int64)
+        # rewards a game's current episode earned before its learner's first action (paid with that action), and
+        # which games started an episode during the step under way (see _accounted_run)
+        self._carry = np.zeros(B, dtype=np.float32)
+        self._fresh = np.zeros(B, dtype=bool)
         self._check_learner_can_act()
         self._sampler = None
         if isinstance(opponents, (list, tuple)):
@@ -910,7 +930,9 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         return self._lrew
 
     def _mode(self) -> int:
-        return 1 | (2 if self._random_seat else 0) | (4 if self._sampler is not None else 0)
+        # the kernel stops every game at an episode's start (4): what happens there before the learner's first
+        # action belongs to the new episode, and _accounted_run keeps it apart from the step that ended the old one
+        return 1 | (2 if self._random_seat else 0) | 4
 
     def _sample(self, games: np.ndarray) -> None:
         if self._sampler is not None and games.size:
@@ -928,6 +950,8 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         """
         self._start_all(seeds)
         self._clear(learner=True)
+        self._carry.fill(0.0)
+        self._fresh.fill(True)
         self._run(self._all, _NO_INT, self._learner, self._mode())
         self._opponents_move(self._all, None)
         return self._obs, self._masks
@@ -941,6 +965,10 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         self._check_edits("step")
         acts = self._check_actions(self._all, actions)
         self._clear(learner=True)
+        # what the learner's episode earned before its first action is paid with that action
+        self._lrew += self._carry
+        self._carry.fill(0.0)
+        self._fresh.fill(False)
         self._opponents_move(self._all, acts)
         return self._obs, self._masks, self._lrew, self._terminated, self._truncated, self.infos
 
@@ -953,7 +981,9 @@ class UnoSingleAgentVectorEnv(_VectorBase):
             if actions is None:
                 self._sample(rows)
             else:
+                episode = self._counters[rows, K.K_EPISODE].copy()
                 self._run_and_sample(rows, actions)
+                self._fresh[rows[self._counters[rows, K.K_EPISODE] != episode]] = True
             self._play_opponents()
         except BaseException as exc:
             self._broken = (f"an opponent policy or the sampler failed ({type(exc).__name__}) after the learners "
@@ -981,7 +1011,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
             who = self._opponent_ids[pending, rel - 1]
             compiled = self._pool_kind[who] >= 0
             if compiled.any():  # games stopped at an episode start, their opponents drawn since
-                self._run_and_sample(pending[compiled], _NO_INT)
+                self._accounted_run(pending[compiled], _NO_INT)
             if compiled.all():
                 continue
             pending, who = pending[~compiled], who[~compiled]
@@ -995,8 +1025,39 @@ class UnoSingleAgentVectorEnv(_VectorBase):
                                     f"integers (one per game), got a {out.dtype} array of shape {out.shape}")
                 acts[sel] = out
             acts = self._check_actions(pending, acts, who="opponent policy: ")
-            self._run_and_sample(pending, acts)
+            self._accounted_run(pending, acts)
         raise RuntimeError("opponents kept moving for too long without the learner's turn coming")
+
+    def _accounted_run(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        """An opponents' kernel call whose rewards go where they belong.
+
+        In a game whose episode started during this step (or reset), ``fresh``, the learner has not acted yet:
+        what the opponents earn there is that episode's, paid with the learner's first action (``_carry``), not
+        added to the reward of the step that ended the previous episode.  An episode that ends before its learner
+        acts at all is void, as in the Gymnasium env: it is replaced by the next deal, unscored, and its end does
+        not overwrite the ``infos`` of the episode the step did end.  The kernel stops each game at an episode's
+        start (``_mode``), so one call never mixes two episodes' rewards.
+        """
+        fresh = self._fresh[rows]
+        cand = rows[fresh]
+        before = self._lrew[rows].copy()
+        episode = self._counters[rows, K.K_EPISODE].copy()
+        if cand.size:
+            saved = (self._terminated[cand].copy(), self._truncated[cand].copy(), self._final[cand].copy(),
+                     self._final_obs[cand].copy())
+        self._run_and_sample(rows, actions)
+        ended = self._counters[rows, K.K_EPISODE] != episode
+        if cand.size:
+            gained = self._lrew[cand] - before[fresh]
+            self._lrew[cand] = before[fresh]
+            self._carry[cand] += gained
+            void = cand[ended[fresh]]
+            if void.size:
+                keep = ended[fresh]
+                self._carry[void] = 0.0
+                self._terminated[void], self._truncated[void] = saved[0][keep], saved[1][keep]
+                self._final[void], self._final_obs[void] = saved[2][keep], saved[3][keep]
+        self._fresh[rows[~fresh & ended]] = True  # an external opponent's move ended the learner's episode
 
 
 # ---------------------------------------------------------------------------------------------- Gymnasium face

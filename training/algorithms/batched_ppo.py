@@ -65,6 +65,10 @@ def _init(layer: nn.Linear, gain: float) -> nn.Linear:
     return layer
 
 
+#: the arrays of ``UnoSingleAgentVectorEnv.snapshot()``, in its order, as a checkpoint's ``games.npz`` names them
+_SNAPSHOT_NAMES = ("states", "rngs", "opp", "seed_buf", "counters", "seed0", "blocks", "learner", "carry")
+
+
 class ActorCritic(nn.Module):
     """MLPs over ``symlog(observation)`` (and the mask, with ``include_mask``, and the heuristic's choice, with
     ``advice``): action logits and a value.
@@ -187,8 +191,7 @@ class BatchedPoolEnv:
         """Everything that decides the games' futures, as a pickle-free ``.npz``."""
         import json
 
-        names = ("states", "rngs", "opp", "seed_buf", "counters", "seed0", "blocks", "learner")
-        arrays: dict[str, Any] = dict(zip(names, self.env.snapshot()))
+        arrays: dict[str, Any] = dict(zip(_SNAPSHOT_NAMES, self.env.snapshot(), strict=True))
         players = [getattr(self.env._pool[i], "rng", None) for i in range(len(self._specs))]
         meta = {"specs": self._specs,
                 "streams": [None if r is None else r.bit_generator.state for r in players]}
@@ -201,8 +204,9 @@ class BatchedPoolEnv:
 
         with np.load(path, allow_pickle=False) as z:
             meta = json.loads(str(z["meta"]))
-            snap = tuple(z[k].copy() for k in ("states", "rngs", "opp", "seed_buf", "counters", "seed0", "blocks",
-                                                "learner"))
+            # checkpoints written before the carried rewards existed carried none
+            snap = tuple(z[k].copy() if k in z.files else np.zeros(self.env.num_envs, dtype=np.float32)
+                         for k in _SNAPSHOT_NAMES)
             ids, episode = z["opponent_ids"].copy(), z["episode_opponents"].copy()
         for spec, stream in zip(meta["specs"], meta["streams"]):
             if spec not in self._index:
