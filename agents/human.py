@@ -41,6 +41,19 @@ class HumanQuit(Exception):
 
 
 _CHOICE_NUMBER = re.compile(r"-?[0-9]+")
+#: longest input line read; the rest of a longer line is read in pieces of this size and dropped, so a pasted
+#: megabyte costs no more memory than this
+MAX_LINE = 4096
+#: how much of an unknown choice is quoted back
+_ECHO = 40
+
+
+class _Unreadable(Exception):
+    """An input line that was dropped; the message says why."""
+
+
+def _clip(text: str, limit: int = _ECHO) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _norm(text: str) -> str:
@@ -55,6 +68,8 @@ class HumanAgent(BaseAgent):
     """
 
     name = "human"
+    #: it reads the terminal: a program that owns the terminal itself (``uno-env serve``) must not seat it
+    needs_terminal = True
 
     def __init__(
         self,
@@ -93,11 +108,24 @@ class HumanAgent(BaseAgent):
         self._out.flush()
 
     def _read(self) -> str:
+        """One line of input; :class:`_Unreadable` for a line that is too long or not text."""
         self._out.write(self.prompt)
         self._out.flush()
-        line = self._in.readline()
+        try:
+            line = self._in.readline(MAX_LINE)
+        except UnicodeDecodeError:
+            raise _Unreadable("that line is not UTF-8 text") from None
         if line == "":  # end of input (Ctrl-D)
             raise HumanQuit("end of input")
+        if len(line) >= MAX_LINE and not line.endswith("\n"):
+            while True:
+                try:
+                    rest = self._in.readline(MAX_LINE)
+                except UnicodeDecodeError:
+                    continue
+                if rest == "" or rest.endswith("\n"):
+                    break
+            raise _Unreadable(f"that line is longer than {MAX_LINE - 1} characters")
         return line
 
     # ------------------------------------------------------------------------------------------ display
@@ -220,7 +248,7 @@ class HumanAgent(BaseAgent):
             return None, f"'{self.game.action_names[a]}' is not legal now: {self.why_illegal(a, obs)}"
         close = difflib.get_close_matches(t, [self._names[a] for a in legal], n=1, cutoff=0.6)
         hint = f"; did you mean '{close[0]}'?" if close else ""
-        return None, f"unknown action '{text.strip()}'{hint}"
+        return None, f"unknown action {_clip(text.strip())!r}{hint}"
 
     # ------------------------------------------------------------------------------------------ Agent
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
@@ -230,7 +258,11 @@ class HumanAgent(BaseAgent):
             raise NoLegalActionError("human: no legal action (all-zero mask)")
         self.say(self.describe(obs, mask))
         while True:
-            line = self._read()
+            try:
+                line = self._read()
+            except _Unreadable as exc:
+                self.say(f"  {exc}. Try again.")
+                continue
             t = _norm(line)
             if t in _QUIT_WORDS:
                 raise HumanQuit("quit")

@@ -125,6 +125,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
         self._has_reset = False
         self._done = False
+        self._carried = 0.0  # see reset()
 
     def _after_copy(self) -> None:
         super()._after_copy()
@@ -194,11 +195,15 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             reset = getattr(agent, "reset", None)
             if callable(reset):
                 reset(seed=int(rng.integers(_SEED_MAX)))
-        for _ in range(1000):
+        for attempt in range(1000):
+            if attempt and self._seat_choice == "random":  # a seat that no deal reaches may be the reason
+                self.learner_seat = int(rng.integers(self.num_players))
             self.aec.reset(seed=int(rng.integers(_SEED_MAX)))
             self._done = False
             self._has_reset = True
-            self._play_others()  # a deal that ends before the learner acts is replaced, unscored
+            # a deal that ends before the learner acts is replaced, unscored; a round scored before it (match
+            # mode) is this episode's, paid with the learner's first action
+            self._carried = self._play_others()
             if not self._done:
                 break
         else:
@@ -211,10 +216,11 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         """Play the learner's ``action``, then the other seats until the learner acts again or the game ends.
 
         Returns ``(observation, reward, terminated, truncated, info)``; the reward is everything the learner received
-        since its last action.
+        since its last action.  An exception from an opponent propagates and leaves the environment needing
+        ``reset()`` (``step`` raises :class:`OrderError`, ``action_masks()`` is all False until then).
         """
         if not self._has_reset:
-            raise OrderError("reset() needs to be called before step()")
+            raise OrderError("reset() needs to be called before step() (also after an opponent raised)")
         if self._done:
             raise OrderError("the episode is over (terminated or truncated); call reset()")
         if isinstance(action, np.ndarray) and action.shape == (1,):
@@ -235,7 +241,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             return self._observation(), -1.0, True, False, info
         learner = self.aec.possible_agents[self.learner_seat]
         self.aec.step(action)
-        reward = self.aec.rewards[learner]
+        reward = self.aec.rewards[learner] + self._carried
+        self._carried = 0.0
         self._done = self._game_over()
         if not self._done:
             reward += self._play_others()
@@ -301,6 +308,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             "kind": "gymnasium", "aec": d["env"], "learner_seat": self.learner_seat, "done": self._done,
             "np_random": None if self._np_random is None else self._np_random.bit_generator.state,
             "opponents": [_rng_state(agent) for agent in self.opponents],
+            "carried_reward": self._carried,
         }
         return d
 
@@ -325,11 +333,14 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             self.aec.load_state_dict(d)
             self._has_reset = True
             self._done = self._game_over()
+            self._carried = 0.0  # the game alone: the shell starts afresh on it
             return
         env = d["env"]
         keys = {"kind", "aec", "learner_seat", "done", "np_random", "opponents"}
         if not isinstance(env, Mapping):
             raise TypeError(f"env: expected a mapping (the shell's state), got {type(env).__name__}")
+        if "carried_reward" in env:  # state dicts saved before it existed carried nothing
+            keys.add("carried_reward")
         if env.get("kind") != "gymnasium":
             raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; a "
                              f"Gymnasium env loads 'gymnasium' states (drop the 'env' key to load only the game)")
@@ -343,6 +354,9 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
                              f"{self.learner_seat} (learner_seat={self._seat_choice!r})")
         if not isinstance(env["done"], bool):
             raise ValueError(f"env.done: expected True or False, got {short_repr(env['done'])}")
+        carried = env.get("carried_reward", 0.0)
+        if isinstance(carried, bool) or not isinstance(carried, (int, float)) or not abs(carried) < 1e30:
+            raise ValueError(f"env.carried_reward: expected a finite number, got {short_repr(carried)}")
         np_random = None if env["np_random"] is None else _checked_rng_state("env.np_random", env["np_random"])
         opps = env["opponents"]
         if not isinstance(opps, list) or len(opps) != len(self.opponents):
@@ -364,6 +378,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
                              f"state has seat {view.cur} to act and done={view.done}")
         self.aec.load_state_dict({**d, "env": env["aec"]})
         self.learner_seat, self._done, self._has_reset = seat, env["done"], True
+        self._carried = float(carried)
         if np_random is not None:
             self._np_random = np_random
         for agent, state in zip(self.opponents, opps):
@@ -385,17 +400,24 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         learner = aec.possible_agents[self.learner_seat]
         reward = 0.0
         game = self.game
-        while view.done == 0 and view.cur != self.learner_seat:
-            seat = view.cur
-            obs = np.empty(game.obs_dim, dtype=np.float32)
-            observe_one(view.row, game.cfg, game.spec, game.obs_offsets, seat, obs)
-            agent = self._opponent_at(seat)
-            action = agent_action(agent, view.row, obs, self._mask.copy())
-            try:
-                aec.step(int(action))
-            except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:
-                raise RuntimeError(f"opponent {agent!r} at seat {seat} chose an illegal action: {exc}") from exc
-            reward += aec.rewards[learner]
+        try:
+            while view.done == 0 and view.cur != self.learner_seat:
+                seat = view.cur
+                obs = np.empty(game.obs_dim, dtype=np.float32)
+                observe_one(view.row, game.cfg, game.spec, game.obs_offsets, seat, obs)
+                agent = self._opponent_at(seat)
+                action = agent_action(agent, view.row, obs, self._mask.copy())
+                try:
+                    aec.step(int(action))
+                except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:
+                    raise RuntimeError(f"opponent {agent!r} at seat {seat} chose an illegal action: {exc}") from exc
+                reward += aec.rewards[learner]
+        except BaseException:
+            # the game now waits for an opponent: the shared mask is that seat's, so neither action_masks() nor a
+            # further step may use it; only reset() (which sets both flags back) continues
+            self._has_reset = False
+            self._done = True
+            raise
         self._done = bool(view.done)
         return reward
 

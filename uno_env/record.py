@@ -10,6 +10,9 @@ Replaying builds ``uno_env.raw_env(game, num_players, rules)``, calls ``reset(se
 order, each by the agent in ``agent_selection``; that is the whole contract, so any tool can replay a record.
 ``result`` (optional) is what the recorded run ended with: ``winner`` (the match winner's seat, -1 when
 truncated, ``None`` if the record stops before the end), each seat's total reward, and the number of actions.
+``dice_set_sha256`` (UNO Dice with a dice-set file only) is the SHA-256 of that file's bytes: the rules name the file
+by path, so the replay checks that the file still holds the dice the game was played with.  Records written before
+this field existed replay with whatever the file holds now (nothing is there to check it against).
 
     rec = load_record("game.json")   # or GameRecord("classic", 2, RuleConfig.make("classic").to_dict(), 7, actions)
     for step in replay(rec):          # step.env is the live environment
@@ -19,6 +22,7 @@ truncated, ``None`` if the record stops before the end), each seat's total rewar
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -38,6 +42,9 @@ VERSION = 2  # 2: UNO Dice plays by die (play_die actions); card games are the s
 #: records larger than this are refused unread (a 10,000-step game takes about 60 kB)
 MAX_RECORD_BYTES = 16 * 2**20
 _GAMES = ("classic", "pocket", "dice")
+#: the seeds ``reset`` accepts (uno_env.seeding.check_seed)
+_SEED_LIMIT = 2**64
+_HEX = frozenset("0123456789abcdef")
 
 
 class RecordError(ValueError):
@@ -53,6 +60,30 @@ def _is_int(x: Any) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
+def _is_finite_number(x: Any) -> bool:
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an int too large for a float: the replay could not compare it with its rewards
+        return False
+
+
+def _custom_dice_set(game: str, rules: Mapping[str, Any]) -> str | None:
+    """The dice-set file a UNO Dice record's rules name, or None (another game, or the packaged set)."""
+    path = rules.get("dice_set", "default") if game == "dice" else "default"
+    return None if path == "default" else os.fspath(path)
+
+
+def _dice_set_digest(path: str | os.PathLike) -> str:
+    """SHA-256 (hex) of a dice-set file's bytes: what a record keeps to tell that the file has not changed."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 16), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 @dataclass
 class GameRecord:
     """One game: how to rebuild it (``game``, ``num_players``, ``rules``, ``seed``) and what was played."""
@@ -64,6 +95,8 @@ class GameRecord:
     actions: list[int] = field(default_factory=list)
     agents: list[str] = field(default_factory=list)
     result: dict[str, Any] | None = None
+    #: SHA-256 of the custom dice-set file (UNO Dice); None for other games, the packaged set and older records
+    dice_set_sha256: str | None = None
 
     def __post_init__(self) -> None:
         self._validate()
@@ -85,10 +118,12 @@ class GameRecord:
                               f"but {self.num_players} in the record")
         try:
             RuleConfig.from_dict({**rules, "game": self.game, "num_players": int(self.num_players)})
+        except OverflowError:  # e.g. a 400-digit int where the rules want a probability
+            raise RecordError("record field 'rules': a number is too large for its rule option") from None
         except (ValueError, TypeError) as e:
             raise RecordError(f"record field 'rules': {e}") from None
-        if not _is_int(self.seed) or not 0 <= self.seed < 2**128:
-            raise RecordError(f"record field 'seed': expected a non-negative integer, got {_short(self.seed)}")
+        if not _is_int(self.seed) or not 0 <= self.seed < _SEED_LIMIT:
+            raise RecordError(f"record field 'seed': expected an integer in [0, 2**64), got {_short(self.seed)}")
         if not isinstance(self.actions, list) or not all(_is_int(a) for a in self.actions):
             bad = next((i for i, a in enumerate(self.actions) if not _is_int(a)), None) \
                 if isinstance(self.actions, list) else None
@@ -98,6 +133,19 @@ class GameRecord:
                 len(self.agents) not in (0, self.num_players):
             raise RecordError(f"record field 'agents': expected a list of {self.num_players} agent names "
                               f"(one per seat), got {_short(self.agents)}")
+        for i, name in enumerate(self.agents):
+            # names are printed to terminals: control characters could move the cursor or rewrite the screen
+            if not name.isprintable():
+                raise RecordError(f"record field 'agents': item {i} ({_short(name)}) holds control or other "
+                                  "non-printable characters")
+        digest = self.dice_set_sha256
+        if digest is not None:
+            if _custom_dice_set(self.game, rules) is None:
+                raise RecordError("record field 'dice_set_sha256': only a UNO Dice record whose rules name a "
+                                  "dice-set file has one")
+            if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+                raise RecordError(f"record field 'dice_set_sha256': expected 64 lowercase hex digits, got "
+                                  f"{_short(digest)}")
         if self.result is not None:
             self._validate_result(self.result)
 
@@ -109,8 +157,7 @@ class GameRecord:
             raise RecordError(f"record field 'result.winner': expected a seat in 0..{self.num_players - 1}, "
                               f"-1 (truncated) or null; got {_short(r['winner'])}")
         rw = r["rewards"]
-        if not isinstance(rw, list) or len(rw) != self.num_players or not all(
-                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in rw):
+        if not isinstance(rw, list) or len(rw) != self.num_players or not all(_is_finite_number(x) for x in rw):
             raise RecordError(f"record field 'result.rewards': expected {self.num_players} finite numbers, "
                               f"got {_short(rw)}")
         if r["steps"] != len(self.actions) or not _is_int(r["steps"]):
@@ -122,13 +169,32 @@ class GameRecord:
         """The record's rules as a :class:`~uno_env.RuleConfig`."""
         return RuleConfig.from_dict({**self.rules, "game": self.game, "num_players": int(self.num_players)})
 
+    def check_dice_set(self) -> None:
+        """Raise :class:`RecordError` unless the dice-set file the rules name holds the bytes the record was made
+        with (``dice_set_sha256``); nothing to check for other games, the packaged set, or records without it."""
+        path = _custom_dice_set(self.game, self.rules)
+        if path is None or self.dice_set_sha256 is None:
+            return
+        try:
+            got = _dice_set_digest(path)
+        except OSError as e:
+            raise RecordError(f"dice set {path!r}: cannot read it: {e.strerror or e}") from None
+        if got != self.dice_set_sha256:
+            raise RecordError(f"dice set {path!r} is not the file this game was played with (its SHA-256 is "
+                              f"{got[:16]}..., the record's is {self.dice_set_sha256[:16]}...): the file was "
+                              "edited, or a relative path now names another file; replay from the directory the "
+                              "game was recorded in, with the original dice set")
+
     def to_dict(self) -> dict[str, Any]:
         """The record as plain data, in the ``uno-env-record`` format."""
-        return {
+        d = {
             "format": FORMAT, "version": VERSION, "game": self.game, "num_players": int(self.num_players),
             "rules": dict(self.rules), "seed": int(self.seed), "agents": list(self.agents),
             "actions": [int(a) for a in self.actions], "result": self.result,
         }
+        if self.dice_set_sha256 is not None:  # only then: card-game records stay as older uno-env reads them
+            d["dice_set_sha256"] = self.dice_set_sha256
+        return d
 
     def to_json(self) -> str:
         """The record as compact JSON."""
@@ -148,15 +214,17 @@ class GameRecord:
         if d.get("version") not in (1, VERSION) or not _is_int(d.get("version")):
             raise RecordError(f"record field 'version': this uno-env reads version {VERSION} (card games: 1 too), "
                               f"got {_short(d.get('version'))}")
-        known = {"format", "version", "game", "num_players", "rules", "seed", "agents", "actions", "result"}
-        missing = sorted(known - {"agents", "result"} - set(d))
+        known = {"format", "version", "game", "num_players", "rules", "seed", "agents", "actions", "result",
+                 "dice_set_sha256"}
+        missing = sorted(known - {"agents", "result", "dice_set_sha256"} - set(d))
         if missing:
             raise RecordError(f"record is missing the field(s) {', '.join(missing)}")
         unknown = sorted(str(k) for k in set(d) - known)
         if unknown:
             raise RecordError(f"record has unknown field(s) {_short(', '.join(unknown))}")
         return cls(game=d["game"], num_players=d["num_players"], rules=d["rules"], seed=d["seed"],
-                   actions=d["actions"], agents=d.get("agents", []), result=d.get("result"))
+                   actions=d["actions"], agents=d.get("agents", []), result=d.get("result"),
+                   dice_set_sha256=d.get("dice_set_sha256"))
 
     @classmethod
     def from_json(cls, text: str | bytes) -> GameRecord:
@@ -223,6 +291,7 @@ def replay(rec: GameRecord, render_mode: str | None = None) -> Iterator[ReplaySt
     when an action is not legal, the game ends before the actions do, or the end differs from ``rec.result``."""
     from .aec import raw_env
 
+    rec.check_dice_set()
     env = raw_env(rec.game, num_players=rec.num_players, rules=rec.rule_config(), render_mode=render_mode)
     env.reset(seed=int(rec.seed))
     names = env.action_names
@@ -260,12 +329,15 @@ def save_arena_games(directory: str | os.PathLike, rules: RuleConfig, games: Seq
     """
     os.makedirs(directory, exist_ok=True)
     paths = []
+    rule_dict = rules.to_dict()
+    dice_path = _custom_dice_set(rules.game, rule_dict)
+    digest = None if dice_path is None else _dice_set_digest(dice_path)
     for index, labels, res in games:
         n = int(rules.num_players or 0)  # an option of every game: never None
-        rec = GameRecord(game=rules.game, num_players=n, rules=rules.to_dict(), seed=int(res["seed"]),
+        rec = GameRecord(game=rules.game, num_players=n, rules=rule_dict, seed=int(res["seed"]),
                          actions=[int(a) for a in res["actions"]], agents=list(labels),
                          result={"winner": res["winner"], "rewards": list(res["rewards"]),
-                                 "steps": len(res["actions"])})
+                                 "steps": len(res["actions"])}, dice_set_sha256=digest)
         path = os.path.join(os.fspath(directory), f"game_{index:06d}.json")
         save_record(path, rec)
         paths.append(path)

@@ -73,11 +73,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None, inp: TextIO | None 
         print(f"uno-env replay: error: --seat must be a seat in 0..{rec.num_players - 1}, got {args.seat}",
               file=sys.stderr)
         return 2
+    if rec.game == "dice" and rec.rules.get("dice_set", "default") != "default" and rec.dice_set_sha256 is None:
+        print(f"uno-env replay: note: this record predates dice-set checks; it replays with the dice set "
+              f"{rec.rules['dice_set']!r} as that file is now, which may not be the one it was played with",
+              file=sys.stderr)
     if args.html:
-        from .viewer import write_replay_html
+        from pathlib import Path
+
+        from .viewer import replay_html
 
         try:
-            print(f"wrote {write_replay_html(args.file, args.html, args.seat)}", file=out)
+            # the record already read: FILE may be a pipe (<(...)), which cannot be read twice
+            page = replay_html(rec, args.seat)
+            Path(args.html).write_text(page, encoding="utf-8")
+            print(f"wrote {args.html}", file=out)
         except (RecordError, OSError) as e:
             print(f"uno-env replay: error: {e}", file=sys.stderr)
             return 2

@@ -3,25 +3,39 @@
 One game at a time for one person (a local tool, not a game server).  The page sends an action id; the server
 checks it against the acting seat's mask before it touches the game, plays the other seats, and answers with
 what the person's seat may see (the other hands are reduced to their counts in
-:func:`uno_env.viewer.frames.table_view`).
+:func:`uno_env.viewer.frames.table_view`).  The legal actions are sent only while the person's seat is to act.
+
+Requests: ``GET /`` (the page), ``GET /state``, ``POST /action`` and ``POST /new`` (``Content-Type:
+application/json``; a foreign ``Origin`` is refused, so another site's page cannot play for the person).  Errors
+are JSON ``{"error": ...}``.  An agent that fails mid-move stops the game (HTTP 500) until ``POST /new``.
 """
 from __future__ import annotations
 
 import argparse
+import base64
+import hashlib
 import json
 import random
 import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, NoReturn
+from urllib.parse import urlsplit
 
 import numpy as np
 
+from ..seeding import check_seed
 from .frames import action_text, table_view
 from .replay import _asset
 
 MAX_BODY = 4096
+_SEED_LIMIT = 2**64
+_ALLOW = "GET, POST"
+
+
+class SessionError(RuntimeError):
+    """The game stopped because an agent (or the environment) raised; only a new game continues."""
 
 
 class _LoggedAgent:
@@ -73,9 +87,17 @@ class PlaySession:
         if len(names) != n - 1:
             raise ValueError(f"opponents: give one agent for each of the {n - 1} other seats, or a single one; "
                              f"got {len(names)}")
+        if seed is not None:
+            seed = check_seed(seed, "seed")
         self._log: list[tuple[int, int]] = []
         others = [s for s in range(n) if s != seat]
-        agents = [_LoggedAgent(load_opponent(name, self.game), s, self._log) for name, s in zip(names, others)]
+        loaded = [load_opponent(name, self.game) for name in names]
+        for name, agent in zip(names, loaded):
+            if getattr(agent, "needs_terminal", False):
+                # it would read the server's own stdin: at its first turn the game would hang or fail
+                raise ValueError(f"opponent {name if isinstance(name, str) else agent!r} plays from a terminal and "
+                                 "cannot be an opponent in the browser; choose an agent that plays by itself")
+        agents = [_LoggedAgent(agent, s, self._log) for agent, s in zip(loaded, others)]
         self.env = UnoGymEnv(game, num_players=num_players, rules=self.game.rules, opponents=agents,
                              learner_seat=seat, illegal_action="raise")
         self.seat = seat
@@ -84,18 +106,32 @@ class PlaySession:
         self._seed = random.SystemRandom().randrange(2**31) if seed is None else int(seed)
         self._games = 0
         self._lock = threading.Lock()
+        self._broken: str | None = None
+        self._lines: list[str] = []
+        self._reward = 0.0
         self.new_game()
 
     def new_game(self) -> dict[str, Any]:
-        """Deal the next game (seeds follow on from ``seed``) and return the person's view of it."""
+        """Deal the next game (seeds follow on from ``seed``) and return the person's view of it; a
+        :class:`SessionError` if an agent raised while playing up to the person's first turn."""
         with self._lock:
             self._log.clear()
-            self._lines: list[str] = []
-            self.env.reset(seed=self._seed + self._games)
-            self._games += 1
+            self._lines = []
             self._reward = 0.0
+            self._broken = None
+            seed = (self._seed + self._games) % _SEED_LIMIT
+            self._games += 1
+            try:
+                self.env.reset(seed=seed)
+            except Exception as exc:
+                self._stop(exc)
             self._flush_log()
             return self._view()
+
+    def _stop(self, exc: Exception) -> NoReturn:
+        self._log.clear()
+        self._broken = f"the game stopped: an agent failed ({type(exc).__name__}: {exc})"[:300]
+        raise SessionError(f"{self._broken}; start a new game") from exc
 
     def _flush_log(self) -> None:
         for actor, action in self._log:
@@ -107,14 +143,19 @@ class PlaySession:
         if isinstance(action, bool) or not isinstance(action, int):
             raise ValueError(f"action must be an integer action id; got {action!r}")
         with self._lock:
+            if self._broken is not None:
+                raise ValueError(f"{self._broken}; start a new game")
             mask = self.env.action_masks()
-            if not mask.any():
+            if not self._persons_turn() or not mask.any():
                 raise ValueError("the game is over; start a new game")
             if not 0 <= action < self.game.num_actions or not mask[action]:
                 raise ValueError(f"action {action} is not legal now")
             self._lines.append(action_text(self.game, self.seat, action, self.seat, self.game.describe_action(
                 action, self.env.aec.game_view.row)))
-            _, reward, _, _, _ = self.env.step(action)
+            try:
+                _, reward, _, _, _ = self.env.step(action)
+            except Exception as exc:
+                self._stop(exc)
             self._reward += reward
             self._flush_log()
             return self._view()
@@ -124,16 +165,22 @@ class PlaySession:
         with self._lock:
             return self._view()
 
+    def _persons_turn(self) -> bool:
+        view = self.env.aec.game_view
+        return self._broken is None and view.done == 0 and int(view.cur) == self.seat
+
     def _view(self) -> dict[str, Any]:
-        mask = self.env.action_masks()
+        # the shared mask is the acting seat's: sent on anyone else's turn it would tell what they hold
+        legal: Any = np.flatnonzero(self.env.action_masks()) if self._persons_turn() else []
         d = self.env.aec.state_dict()
         return {
             "table": table_view(self.game, d, self.seat),
             "legal": [{"id": int(i), "name": self.game.describe_action(int(i), self.env.aec.game_view.row)}
-                      for i in np.flatnonzero(mask)],
+                      for i in legal],
             "log": list(self._lines),
             "names": self.names,
             "reward": self._reward,
+            "error": self._broken,
         }
 
 
@@ -146,7 +193,7 @@ async function call(path, body) {
                                                         body: JSON.stringify(body)});
   const data = await r.json();
   if (!r.ok) { error.textContent = data.error || `error ${r.status}`; return; }
-  error.textContent = ""; show(data);
+  error.textContent = data.error || ""; show(data);
 }
 function show(s) {
   const plays = new Map(s.legal.filter(a => a.name.startsWith("play ") && !a.name.endsWith(" + UNO"))
@@ -186,7 +233,19 @@ PLAY_PAGE = """<!DOCTYPE html>
 """
 
 
-def _handler(session: PlaySession, page: bytes):
+def _script_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def _csp(scripts: tuple[str, ...]) -> str:
+    """The page's Content-Security-Policy: only its own two scripts run, it talks only to this server, and no other
+    site may frame it (a framed page could be clicked through by that site)."""
+    return ("default-src 'none'; style-src 'unsafe-inline'; img-src data:; connect-src 'self'; "
+            f"script-src {' '.join(_script_hash(t) for t in scripts)}; "
+            "frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+
+
+def _handler(session: PlaySession, page: bytes, csp: str):
     class Handler(BaseHTTPRequestHandler):
         server_version = "uno-env"
         timeout = 30  # a client that stops sending mid-request frees its thread
@@ -199,32 +258,87 @@ def _handler(session: PlaySession, page: bytes):
             self._json(HTTPStatus.FORBIDDEN, {"error": "only http://127.0.0.1 or http://localhost may use this"})
             return False
 
+        def _same_origin(self) -> bool:
+            # a browser names the page that sent a cross-site POST; requests without Origin come from tools, not sites
+            origin = self.headers.get("Origin")
+            port = getattr(self.server, "server_port", None)
+            if origin is None or origin in (f"http://127.0.0.1:{port}", f"http://localhost:{port}"):
+                return True
+            self._json(HTTPStatus.FORBIDDEN, {"error": f"requests from origin {origin[:80]!r} are refused"})
+            return False
+
         def log_message(self, format, *args):  # quiet: the terminal shows the URL, not every request
             pass
 
-        def _send(self, status: int, body: bytes, ctype: str) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", ctype)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
+        def _send(self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Cache-Control", "no-store")
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+            except ConnectionError:  # the client left; nobody is there to read an answer
+                self.close_connection = True
 
-        def _json(self, status: int, data: Any) -> None:
-            self._send(status, json.dumps(data).encode(), "application/json")
+        def _json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+            self._send(status, json.dumps(data).encode(), "application/json", headers)
+
+        def send_error(self, code, message=None, explain=None):
+            # the base class answers malformed requests and unknown methods with an HTML page
+            self.close_connection = True
+            try:
+                phrase = HTTPStatus(code).phrase
+            except ValueError:
+                phrase = "error"
+            self._json(code, {"error": message or phrase}, {"Allow": _ALLOW} if code == 501 else None)
+
+        def _path(self) -> str:
+            return urlsplit(self.path).path
+
+        def _not_allowed(self) -> None:
+            self._json(HTTPStatus.METHOD_NOT_ALLOWED, {"error": f"method {self.command} is not allowed; use GET or "
+                                                                "POST"}, {"Allow": _ALLOW})
+
+        do_PUT = do_DELETE = do_OPTIONS = do_HEAD = do_PATCH = do_TRACE = do_CONNECT = _not_allowed
 
         def do_GET(self):
             if not self._local_host():
                 return
-            if self.path in ("/", "/index.html"):
-                self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
-            elif self.path == "/state":
-                self._json(HTTPStatus.OK, session.view())
+            path = self._path()
+            if path in ("/", "/index.html"):
+                self._send(HTTPStatus.OK, page, "text/html; charset=utf-8",
+                           {"Content-Security-Policy": csp, "X-Frame-Options": "DENY",
+                            "X-Content-Type-Options": "nosniff"})
+            elif path == "/state":
+                self._answer(session.view)
             else:
-                self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {self.path}"})
+                self._json(HTTPStatus.NOT_FOUND, {"error": f"no page {path[:80]}"})
+
+        def _answer(self, call, *args) -> None:
+            try:
+                data = call(*args)
+            except ValueError as exc:
+                self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+            except SessionError as exc:
+                self._json(HTTPStatus.INTERNAL_SERVER_ERROR, {"error": str(exc)})
+            except Exception as exc:  # the page must get an answer, not a closed connection
+                self._json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                           {"error": f"internal error: {type(exc).__name__}: {str(exc)[:200]}"})
+            else:
+                self._json(HTTPStatus.OK, data)
 
         def do_POST(self):
-            if not self._local_host():
+            if not self._local_host() or not self._same_origin():
+                return
+            ctype = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+            if ctype != "application/json":
+                # a form or text/plain POST is what another site's page can send without asking: refuse it
+                self._json(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, {"error": "send the body as Content-Type: "
+                                                                        "application/json"})
                 return
             try:
                 length = int(self.headers.get("Content-Length") or 0)
@@ -234,33 +348,43 @@ def _handler(session: PlaySession, page: bytes):
                 self._json(HTTPStatus.BAD_REQUEST, {"error": f"the request body must be 0..{MAX_BODY} bytes"})
                 return
             raw = self.rfile.read(length)
+            if len(raw) != length:  # the client left mid-body: what arrived is not what it meant to send
+                self.close_connection = True
+                self._json(HTTPStatus.BAD_REQUEST, {"error": f"the body ended after {len(raw)} of {length} bytes"})
+                return
             try:
                 body = json.loads(raw or b"{}")
             except (ValueError, RecursionError):
                 self._json(HTTPStatus.BAD_REQUEST, {"error": "the request body is not JSON"})
                 return
-            if self.path == "/new":
-                self._json(HTTPStatus.OK, session.new_game())
-            elif self.path == "/action":
+            path = self._path()
+            if path == "/new":
+                self._answer(session.new_game)
+            elif path == "/action":
                 if not isinstance(body, dict) or "action" not in body:
                     self._json(HTTPStatus.BAD_REQUEST, {"error": 'send {"action": <action id>}'})
                     return
-                try:
-                    self._json(HTTPStatus.OK, session.act(body["action"]))
-                except ValueError as exc:
-                    self._json(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+                self._answer(session.act, body["action"])
             else:
-                self._json(HTTPStatus.NOT_FOUND, {"error": f"no action {self.path}"})
+                self._json(HTTPStatus.NOT_FOUND, {"error": f"no action {path[:80]}"})
 
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        # a client that disconnects mid-request is routine; anything else still prints its traceback
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def make_server(session: PlaySession, port: int = 8000) -> ThreadingHTTPServer:
     """An HTTP server for ``session`` on 127.0.0.1:``port`` (0: a free port; read ``server.server_address``)."""
-    page = PLAY_PAGE.format(css=_asset("table.css"), table_js=_asset("table.js"), script=PLAY_SCRIPT).encode()
-    server = ThreadingHTTPServer(("127.0.0.1", port), _handler(session, page))
-    server.daemon_threads = True
-    return server
+    table_js = _asset("table.js")
+    page = PLAY_PAGE.format(css=_asset("table.css"), table_js=table_js, script=PLAY_SCRIPT).encode()
+    return _Server(("127.0.0.1", port), _handler(session, page, _csp((table_js, PLAY_SCRIPT))))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -271,7 +395,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", nargs="+", default=["heuristic"],
                         help="one agent for every other seat, or one per seat (names or saved policies)")
     parser.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None, help="seed of the first deal, in [0, 2**64)")
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: any free port)")
     parser.add_argument("--open", action="store_true", help="open the page in the default browser")
 
