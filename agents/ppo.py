@@ -65,10 +65,15 @@ class PolicyRulesWarning(UserWarning):
     """A shipped policy plays under rules other than the ones it was trained under (it may play badly there)."""
 
 
+#: options that cut a game short without changing how it is played: a policy is not warned about them
+_PLAY_NEUTRAL = frozenset({"max_turns"})
+
+
 def _rules_differences(trained: Any, rules: Any) -> list[str]:
-    """``option: trained value -> this game's value`` for every option where two RuleConfigs differ."""
+    """``option: trained value -> this game's value`` for every option of play where two RuleConfigs differ."""
     a, b = trained.options(), rules.options()
-    return [f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    return [f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in sorted((set(a) | set(b)) - _PLAY_NEUTRAL)
+            if a.get(k) != b.get(k)]
 
 
 def make_ppo_agent(game: Any, seed: int | None = None, deterministic: bool = True) -> NumpyPolicyAgent:

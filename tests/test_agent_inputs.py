@@ -345,6 +345,7 @@ def test_ppo_and_ismcts_are_silent_under_the_training_rules():
         for game in ("classic", "pocket", "dice"):
             make_agent("ppo", game)
         assert ISMCTSAgent("classic").prior == "ppo"
+        make_agent("ppo", Game(make_rules("classic", 2, {"max_turns": 600})))  # a limit, not a rule of play
 
 
 def test_ismcts_uses_ppo_by_default_only_under_its_rules_and_warns_when_asked_to_anyway():
