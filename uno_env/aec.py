@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 import numbers
 from collections.abc import Mapping
 from typing import Any, cast
@@ -29,7 +28,7 @@ from .core.observe import observe_one, step_and_observe
 from .render import render_ansi
 from .seeding import check_seed, episode_seed, random_seed
 from .state_vector import StateEncoder
-from .yaml_io import short_repr
+from .yaml_io import is_finite_number, short_repr
 
 _step_and_observe = step_and_observe
 _observe_one = observe_one
@@ -307,7 +306,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             for a, x in value.items():
                 ok = _json_ready(x) if kind is dict else (
                     isinstance(x, bool) if kind is bool else
-                    isinstance(x, (int, float)) and not isinstance(x, bool) and _finite(x))
+                    is_finite_number(x))
                 if not ok:
                     wanted = {dict: "a JSON-ready dict", float: "a finite number", bool: "True or False"}[kind]
                     raise ValueError(f"env.{key}[{a!r}]: expected {wanted}, got {short_repr(x)}")
@@ -591,13 +590,6 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     def close(self) -> None:
         """Nothing to release (no window, no process); here for the PettingZoo API."""
         pass
-
-
-def _finite(x: float) -> bool:
-    try:
-        return math.isfinite(x)
-    except OverflowError:  # an int too large for a float
-        return False
 
 
 def _json_ready(x: Any) -> bool:

@@ -41,7 +41,7 @@ from .core.layout import StateView
 from .core.observe import observe_one
 from .opponents import agent_action, load_opponent
 from .render import render_ansi
-from .yaml_io import short_repr
+from .yaml_io import FLOAT32_MAX, is_finite_number, short_repr
 
 __all__ = ["UnoGymEnv", "MaskedDiscrete"]
 
@@ -355,7 +355,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         if not isinstance(env["done"], bool):
             raise ValueError(f"env.done: expected True or False, got {short_repr(env['done'])}")
         carried = env.get("carried_reward", 0.0)
-        if isinstance(carried, bool) or not isinstance(carried, (int, float)) or not abs(carried) < 1e30:
+        if not is_finite_number(carried, FLOAT32_MAX):  # the rewards are float32
             raise ValueError(f"env.carried_reward: expected a finite number, got {short_repr(carried)}")
         np_random = None if env["np_random"] is None else _checked_rng_state("env.np_random", env["np_random"])
         opps = env["opponents"]

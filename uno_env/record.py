@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from .config import RuleConfig
+from .yaml_io import is_finite_number
 
 __all__ = ["FORMAT", "VERSION", "RecordError", "GameRecord", "ReplayStep", "save_record", "load_record", "replay",
            "record_result", "save_arena_games"]
@@ -58,15 +58,6 @@ def _short(value: Any, limit: int = 60) -> str:
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
-
-
-def _is_finite_number(x: Any) -> bool:
-    if not isinstance(x, (int, float)) or isinstance(x, bool):
-        return False
-    try:
-        return math.isfinite(x)
-    except OverflowError:  # an int too large for a float: the replay could not compare it with its rewards
-        return False
 
 
 def _custom_dice_set(game: str, rules: Mapping[str, Any]) -> str | None:
@@ -157,7 +148,7 @@ class GameRecord:
             raise RecordError(f"record field 'result.winner': expected a seat in 0..{self.num_players - 1}, "
                               f"-1 (truncated) or null; got {_short(r['winner'])}")
         rw = r["rewards"]
-        if not isinstance(rw, list) or len(rw) != self.num_players or not all(_is_finite_number(x) for x in rw):
+        if not isinstance(rw, list) or len(rw) != self.num_players or not all(is_finite_number(x) for x in rw):
             raise RecordError(f"record field 'result.rewards': expected {self.num_players} finite numbers, "
                               f"got {_short(rw)}")
         if r["steps"] != len(self.actions) or not _is_int(r["steps"]):

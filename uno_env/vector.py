@@ -63,7 +63,7 @@ from .core.game import Game, GameMetadata, check_shell_part
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView, StateView
 from .core.validate import range_faults, row_problem
 from .opponents import load_opponent
-from .yaml_io import short_repr
+from .yaml_io import FLOAT32_MAX, is_finite_number, short_repr
 
 __all__ = [
     # UnoGymVectorEnv is built on first use (module __getattr__), so gymnasium.vector is imported only then
@@ -474,7 +474,7 @@ class _VectorBase(ExactCopy, GameMetadata):
                 raise ValueError(f"env.learner_seat: expected a seat in 0..{self.num_players - 1}, got "
                                  f"{short_repr(env['learner_seat'])}")
             carried = env.get("carried_reward", 0.0)
-            if isinstance(carried, bool) or not isinstance(carried, (int, float)) or not abs(carried) < 1e30:
+            if not is_finite_number(carried, FLOAT32_MAX):  # it is kept as a float32
                 raise ValueError(f"env.carried_reward: expected a finite number, got {short_repr(carried)}")
             ids = env["opponent_ids"]
             if not isinstance(ids, list) or len(ids) != self.num_players - 1 or any(

@@ -13,6 +13,7 @@ silently keeps the last value.  :func:`load_yaml` refuses, with a :class:`YAMLLi
 """
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -35,6 +36,21 @@ class YAMLLimitError(yaml.YAMLError, ValueError):
 
     def __str__(self) -> str:
         return self.problem if self.line is None else f"line {self.line}: {self.problem}"
+
+
+#: the largest float32 (rewards are kept as float32: a larger number would become an infinity)
+FLOAT32_MAX = 3.4028234663852886e38
+
+
+def is_finite_number(x: Any, limit: float = math.inf) -> bool:
+    """``x`` is an int or float (not a bool), finite, and at most ``limit`` in size: what a saved reward or
+    probability may be (an int too large for a float is not: it would overflow where it is compared)."""
+    if not isinstance(x, (int, float)) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x) and abs(x) <= limit
+    except OverflowError:
+        return False
 
 
 def short_repr(value: Any, limit: int = 80) -> str:
