@@ -37,6 +37,8 @@ from typing import Any, cast
 
 import numpy as np
 
+from uno_env._threads import available_cpus
+
 __all__ = [
     "wilson_interval",
     "lineup_cycle",
@@ -752,7 +754,8 @@ def run_arena(
             size = min(size, -(-len(indices) // workers))  # every worker gets work
             parts = [indices[i: i + size] for i in range(0, len(indices), size)]
             # more processes than parts idle, more than CPUs only contend: the table is the same either way
-            with ProcessPoolExecutor(max_workers=min(workers, len(parts), _usable_cpus()), initializer=_worker_init,
+            with ProcessPoolExecutor(max_workers=min(workers, len(parts), available_cpus()),
+                                     initializer=_worker_init,
                                      initargs=(cfg, players, labels, cycle, seed,
                                                batch_size if lockstep else 0)) as pool:
                 futures = [pool.submit(_worker_run, p) for p in parts]
@@ -808,13 +811,6 @@ def run_arena(
         cycle_length=len(cycle),
         seat_wins=seat_wins,
     )
-
-
-def _usable_cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # pragma: no cover - platforms without sched_getaffinity
-        return max(1, os.cpu_count() or 1)
 
 
 def against_baselines(agent: Any, opponents: Sequence[str], game: str, num_players: int | None, rules: Any,
