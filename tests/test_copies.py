@@ -186,6 +186,25 @@ def test_gym_and_sb3_vector_copy_continues_identically(how, face):
         obs = out[0]
 
 
+@pytest.mark.parametrize("how", list(COPIES))
+@pytest.mark.parametrize("game", GAMES)
+def test_a_copy_runs_the_kernels_compiled_for_the_original(game, how):
+    """A copy hands the compiled core arrays of the original's types: the options and card tables read-only.  A
+    writable copy made numba compile the whole rules core again for the new signature (minutes in every spawned
+    arena worker and for every copied env)."""
+    from uno_env.core.observe import step_and_observe
+
+    env = uno_env.raw_env(game)
+    env.reset(seed=0)
+    env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    compiled = list(step_and_observe.signatures)
+    clone = COPIES[how](env)
+    g = clone.unwrapped.game
+    assert not g.cfg.flags.writeable and not g.spec.flags.writeable and not g.kinds.table.flags.writeable
+    clone.step(int(np.flatnonzero(clone.observe(clone.agent_selection)["action_mask"])[0]))
+    assert list(step_and_observe.signatures) == compiled
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game", GAMES)
 def test_soak_copies_at_random_steps(game):

@@ -26,8 +26,5 @@ class ExactCopy:
         return copy.deepcopy(self)
 
     def _after_copy(self) -> None:
-        game = self.__dict__.get("game")
-        cfg = getattr(game, "cfg", None)
-        if cfg is not None:
-            # the compiled kernels are specialised for a read-only cfg; copies of arrays come back writable
-            cfg.setflags(write=False)
+        """Rebuild what the copied dict cannot carry; the shells add their own (the game restores its read-only
+        tables itself, ``Game.__setstate__``)."""

@@ -93,6 +93,14 @@ class Game:
         self.obs_offsets = offs
         self.obs_dim = int(offs[-1])
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # pickle and deepcopy give arrays back writable. The kernels are compiled and cached for a read-only cfg and
+        # spec (the dice table stays writable, as built), so a writable copy compiled the whole rules core again
+        # for its new signature in every spawned arena worker and copied env: about 2 minutes a process
+        self.__dict__.update(state)
+        for table in (self.cfg, self.spec, self.kinds.table):
+            table.setflags(write=False)
+
     def _cfg_array(self, r: RuleConfig) -> np.ndarray:
         """The compiled options array: the derived slots, then every option that names a slot (``OPTIONS``)."""
         cfg = np.zeros(L.CFG_LEN, dtype=np.int64)
