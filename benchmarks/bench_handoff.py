@@ -51,8 +51,8 @@ def main() -> None:
     head = (env._states, env._rngs, env._cfg, env._spec, env._dice, env._offs)
     rows = env._all
     mode = K.MODE_PREFETCH if env.prefetch else 0
-    tail = (none, env._opp, mode, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew,
-            env._terminated, env._truncated, env._final, env._final_obs, env._seed_buf, env._counters,
+    tail = (none, env._opp, mode, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew, env._carry,
+            env._fresh, env._terminated, env._truncated, env._final, env._final_obs, env._seed_buf, env._counters,
             env._opponent_ids, env._pool_kind, env._weights)
     team = _StepTeam(T, head, tail[:2] + tail[3:], B)  # the team takes the arrays; ``mode`` is a step parameter
 

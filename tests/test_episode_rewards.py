@@ -8,6 +8,7 @@ that action, not added to the step that ended the previous episode nor dropped.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from uno_env.gym_env import UnoGymEnv
 from uno_env.vector import UnoSingleAgentVectorEnv
@@ -77,3 +78,48 @@ def test_gymnasium_random_seat_is_redrawn_when_its_deals_end_before_it_acts():
     for seed in range(20):
         obs, info = env.reset(seed=seed)
         assert obs["action_mask"].any()
+
+
+def _trajectory(env, steps: int) -> list:
+    obs, masks = env.reset(seeds=list(range(env.num_envs)))
+    out = []
+    for _ in range(steps):
+        obs, masks, reward, terminated, truncated, info = env.step(np.array([np.flatnonzero(m)[0] for m in masks]))
+        out.append((reward.copy(), terminated.copy(), truncated.copy(), env.episode_index.copy(), obs.copy(),
+                    np.array([env.state_dict(b)["env"]["carried_reward"] for b in range(env.num_envs)])))
+    return out
+
+
+@pytest.mark.parametrize("case", ["void deals", "carried rewards"])
+def test_batch_accounting_is_the_same_whether_opponents_play_in_the_kernel_or_around_it(case):
+    """The kernel keeps the rewards before a learner's first action, and voids a deal that ends before it, alike
+    when it plays the opponents through (compiled opponents), when it stops at each episode's start for a sampler
+    to draw them, and when it stops at each opponent's move (a policy played from Python)."""
+    from uno_env.agents.policy import compiled_heuristic
+
+    rules = {"episode": "match", "reward": "points", "target_score": 300, "max_turns": 300} \
+        if case == "carried rewards" else None
+
+    def make():
+        return UnoSingleAgentVectorEnv("dice", num_envs=16, num_players=2, rules=rules, opponents="heuristic",
+                                       learner_seat=1, num_threads=1)
+
+    in_kernel = _trajectory(make(), 400)
+    if case == "void deals":
+        assert sum(int((b[3] - a[3] > 1).sum()) for a, b in zip(in_kernel, in_kernel[1:]))
+    else:
+        assert sum(int(np.count_nonzero(step[5])) for step in in_kernel)
+    sampled = make()
+    sampled.set_opponent_pool(["heuristic"], sampler=lambda games, env: np.zeros((games.size, 1), dtype=np.int64))
+    around = make()
+    advice = compiled_heuristic(around.game)
+
+    class PythonHeuristic:
+        def act_batch(self, observations, masks):
+            return advice(observations, masks)
+
+    around.set_opponent_pool([PythonHeuristic()])
+    for other in (_trajectory(sampled, 400), _trajectory(around, 400)):
+        for i, (a, b) in enumerate(zip(in_kernel, other)):
+            for x, y in zip(a, b):
+                np.testing.assert_array_equal(x, y, err_msg=f"step {i}")

@@ -289,6 +289,10 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._rew = np.zeros((B, MAX_PLAYERS), dtype=np.float32)
         self._rewards = np.zeros((B, n), dtype=np.float32)
         self._lrew = np.zeros(B, dtype=np.float32)
+        # the single-agent face's rewards carried to the learner's first action, and which games' learners have not
+        # acted in their episode yet (``core.batch.advance``); empty here: the multi-agent face has no learner
+        self._carry = _NO_F32
+        self._fresh = np.zeros(0, dtype=bool)
         self._terminated = np.zeros(B, dtype=bool)
         self._truncated = np.zeros(B, dtype=bool)
         self._final = np.zeros((B, K.FINAL_LEN), dtype=np.int64)
@@ -535,8 +539,8 @@ class _VectorBase(ExactCopy, GameMetadata):
         if self.prefetch:
             mode |= K.MODE_PREFETCH
         args = (learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards, self._lrew,
-                self._terminated, self._truncated, self._final, self._final_obs, self._seed_buf, self._counters,
-                self._opponent_ids, self._pool_kind, self._weights)
+                self._carry, self._fresh, self._terminated, self._truncated, self._final, self._final_obs,
+                self._seed_buf, self._counters, self._opponent_ids, self._pool_kind, self._weights)
         head = (self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs)
         if self._runner.one_chunk(rows.shape[0]):  # small batches (B=1 runs on Python's overhead): no closure
             return K.advance(*head, rows, actions, *args)
@@ -811,7 +815,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
                 raise ValueError(f"learner_seat must be seats in [0, {n}), got {learner_seat!r}")
         self._learner = np.array(learner, dtype=np.int64)
         # rewards a game's current episode earned before its learner's first action (paid with that action), and
-        # which games started an episode during the step under way (see _accounted_run)
+        # which games' learners have not acted in their current episode (the kernel keeps both: core.batch.advance)
         self._carry = np.zeros(B, dtype=np.float32)
         self._fresh = np.zeros(B, dtype=bool)
         self._check_learner_can_act()
@@ -930,9 +934,9 @@ class UnoSingleAgentVectorEnv(_VectorBase):
         return self._lrew
 
     def _mode(self) -> int:
-        # the kernel stops every game at an episode's start (4): what happens there before the learner's first
-        # action belongs to the new episode, and _accounted_run keeps it apart from the step that ended the old one
-        return 1 | (2 if self._random_seat else 0) | 4
+        # the kernel keeps what happens before a learner's first action apart itself (``carry``, ``fresh``); it
+        # stops a game at an episode's start (4) only for a sampler to draw the new episode's opponents first
+        return 1 | (2 if self._random_seat else 0) | (4 if self._sampler is not None else 0)
 
     def _sample(self, games: np.ndarray) -> None:
         if self._sampler is not None and games.size:
@@ -981,9 +985,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
             if actions is None:
                 self._sample(rows)
             else:
-                episode = self._counters[rows, K.K_EPISODE].copy()
                 self._run_and_sample(rows, actions)
-                self._fresh[rows[self._counters[rows, K.K_EPISODE] != episode]] = True
             self._play_opponents()
         except BaseException as exc:
             self._broken = (f"an opponent policy or the sampler failed ({type(exc).__name__}) after the learners "
@@ -1011,7 +1013,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
             who = self._opponent_ids[pending, rel - 1]
             compiled = self._pool_kind[who] >= 0
             if compiled.any():  # games stopped at an episode start, their opponents drawn since
-                self._accounted_run(pending[compiled], _NO_INT)
+                self._run_and_sample(pending[compiled], _NO_INT)
             if compiled.all():
                 continue
             pending, who = pending[~compiled], who[~compiled]
@@ -1025,39 +1027,8 @@ class UnoSingleAgentVectorEnv(_VectorBase):
                                     f"integers (one per game), got a {out.dtype} array of shape {out.shape}")
                 acts[sel] = out
             acts = self._check_actions(pending, acts, who="opponent policy: ")
-            self._accounted_run(pending, acts)
+            self._run_and_sample(pending, acts)
         raise RuntimeError("opponents kept moving for too long without the learner's turn coming")
-
-    def _accounted_run(self, rows: np.ndarray, actions: np.ndarray) -> None:
-        """An opponents' kernel call whose rewards go where they belong.
-
-        In a game whose episode started during this step (or reset), ``fresh``, the learner has not acted yet:
-        what the opponents earn there is that episode's, paid with the learner's first action (``_carry``), not
-        added to the reward of the step that ended the previous episode.  An episode that ends before its learner
-        acts at all is void, as in the Gymnasium env: it is replaced by the next deal, unscored, and its end does
-        not overwrite the ``infos`` of the episode the step did end.  The kernel stops each game at an episode's
-        start (``_mode``), so one call never mixes two episodes' rewards.
-        """
-        fresh = self._fresh[rows]
-        cand = rows[fresh]
-        before = self._lrew[rows].copy()
-        episode = self._counters[rows, K.K_EPISODE].copy()
-        if cand.size:
-            saved = (self._terminated[cand].copy(), self._truncated[cand].copy(), self._final[cand].copy(),
-                     self._final_obs[cand].copy())
-        self._run_and_sample(rows, actions)
-        ended = self._counters[rows, K.K_EPISODE] != episode
-        if cand.size:
-            gained = self._lrew[cand] - before[fresh]
-            self._lrew[cand] = before[fresh]
-            self._carry[cand] += gained
-            void = cand[ended[fresh]]
-            if void.size:
-                keep = ended[fresh]
-                self._carry[void] = 0.0
-                self._terminated[void], self._truncated[void] = saved[0][keep], saved[1][keep]
-                self._final[void], self._final_obs[void] = saved[2][keep], saved[3][keep]
-        self._fresh[rows[~fresh & ended]] = True  # an external opponent's move ended the learner's episode
 
 
 # ---------------------------------------------------------------------------------------------- Gymnasium face

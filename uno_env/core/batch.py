@@ -110,11 +110,14 @@ def _finish(st, cfg, spec, offs, b, view, terminated, truncated, final, final_ob
 
 
 @njit(cache=True, inline="always")
-def _add_rewards(r, n, rewards, lrew, b, me):
+def _add_rewards(r, n, rewards, lrew, carry, fresh, b, me):
     for s in range(n):
         rewards[b, s] += r[s]
     if me >= 0:
-        lrew[b] += r[me]
+        if fresh[b]:  # the learner has not acted in this episode yet: paid with its first action
+            carry[b] += r[me]
+        else:
+            lrew[b] += r[me]
 
 
 @njit_refcounted(cache=True, nogil=True)
@@ -128,7 +131,8 @@ def step_scratch(states, obs, masks):
 
 @njit_refcounted(cache=True, nogil=True)
 def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
-            rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind, weights):
+            rewards, lrew, carry, fresh, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
+            pool_kind, weights):
     """Step, auto-reset, (compiled opponents,) observe; returns how many games wait for a seed-list refill.
 
     rows     int64 (R,)   games to process
@@ -150,6 +154,11 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
     rew      f32 (B,10)   scratch for one step's rewards
     rewards  f32 (B,n)    += every seat's rewards of the steps taken here
     lrew     f32 (B,)     += the learner's rewards (single-agent)
+    carry    f32 (B,)     += the learner's rewards in an episode it has not acted in yet (``fresh``), which the
+                          caller pays with its first action; an episode that ends before then is void (its carry
+                          dropped, no ``_finish``, the next deal started).  Length 0: multi-agent
+    fresh    bool (B,)    set when a game starts an episode (single-agent); the caller clears it when the learner
+                          acts
     terminated, truncated  bool (B,)  set for the games that finished an episode here
     final    int64 (B,F)  the finished episode's result (columns F_*), written when it ends
     final_obs f32 (B,D)   the finished episode's last observation (learner's view / the last actor's view)
@@ -160,7 +169,8 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
     """
     scratch_obs, scratch_row, fw, iw, bw = step_scratch(states, obs, masks)
     return _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats,
-                          rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
+                          rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs, seed_buf,
+                          counters, opp_ids,
                           pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
 
 
@@ -219,7 +229,8 @@ def claim(ctrl, slot, tag, start, end, chunk):
 
 @njit(cache=True, nogil=True)
 def _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, masks,
-                 obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
+                 obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs, seed_buf,
+                 counters, opp_ids,
                  pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw):
     """Run the chunks of step ``gen`` this thread claims: its own share of the rows first (``index`` modulo
     ``threads``), then the others', so a thread steps the same games from one step to the next and their state
@@ -247,7 +258,8 @@ def _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs,
             hi = min(lo + chunk, end)
             acts = actions[lo:hi] if na > 0 else actions[:0]
             dry = _advance_games(states, rngs, cfg, spec, dice, offs, rows[lo:hi], acts, learner, opp, mode, masks,
-                                 obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf,
+                                 obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final,
+                                 final_obs, seed_buf,
                                  counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
             fetch_add(ctrl, C_DRY, dry)
             fetch_add(ctrl, C_DONE, hi - lo)
@@ -283,21 +295,24 @@ def publish(ctrl, gen, threads, n, na, mode, chunk, spins):
 
 @njit_refcounted(cache=True, nogil=True)
 def advance_lead(ctrl, gen, threads, spins, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner, opp,
-                 masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters,
+                 masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs,
+                 seed_buf, counters,
                  opp_ids, pool_kind, weights):
     """The calling thread's part of published step ``gen``: claim chunks with the helpers, then spin up to
     ``spins`` reads for the last chunks to finish.  Returns whether every game is done (if not, a helper still
     holds a chunk and the caller waits)."""
     scratch_obs, scratch_row, fw, iw, bw = step_scratch(states, obs, masks)
     _claim_games(ctrl, gen, 0, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner, opp,
-                 masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters,
+                 masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs,
+                 seed_buf, counters,
                  opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
     return wait_done(ctrl, load(ctrl, C_N), spins)
 
 
 @njit_refcounted(cache=True, nogil=True)
 def helper_spin(ctrl, index, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner,
-                opp, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs, seed_buf,
+                opp, masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs,
+                seed_buf,
                 counters, opp_ids, pool_kind, weights):
     """Helper ``index``'s loop: help with every step published on ``ctrl``, and between steps spin (without the
     GIL) for the next one, up to the last step's ``C_SPINS`` reads, then leave.
@@ -320,7 +335,8 @@ def helper_spin(ctrl, index, threads, states, rngs, cfg, spec, dice, offs, rows_
         if gen != seen:
             seen = gen
             _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf,
-                         learner, opp, masks, obs, seats, rew, rewards, lrew, terminated, truncated, final, final_obs,
+                         learner, opp, masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated,
+                         final, final_obs,
                          seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
             left = load(ctrl, C_SPINS)
             continue
@@ -360,7 +376,8 @@ def wait_done(ctrl, total, spins):
 
 @njit(cache=True, nogil=True)
 def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
-                   rewards, lrew, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids, pool_kind,
+                   rewards, lrew, carry, fresh, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
+                   pool_kind,
                    weights, scratch_obs, scratch_row, fw, iw, bw):
     """:func:`advance` with its scratch rows given."""
     n = cfg[E.C_NP]
@@ -387,10 +404,13 @@ def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, 
         if step:
             actor = st[E.S_CUR]
             E.step_masked(st, rng, cfg, spec, dice, actions[i], mask, r)
-            _add_rewards(r, n, rewards, lrew, b, me)
+            _add_rewards(r, n, rewards, lrew, carry, fresh, b, me)
             if st[E.S_DONE] != 0:
-                _finish(st, cfg, spec, offs, b, actor if multi else me, terminated, truncated, final, final_obs,
-                        counters)
+                if not multi and fresh[b]:
+                    carry[b] = 0.0  # void: see below
+                else:
+                    _finish(st, cfg, spec, offs, b, actor if multi else me, terminated, truncated, final, final_obs,
+                            counters)
         waiting = False
         while True:
             if st[E.S_DONE] != 0:
@@ -399,6 +419,7 @@ def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, 
                     break
                 if not multi:
                     me = learner[b]
+                    fresh[b] = True
                 if stop_at_start:
                     break
             if not play_opp or st[E.S_CUR] == me:
@@ -417,9 +438,14 @@ def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, 
             if a < 0:  # no legal action: impossible while the invariants hold; never spin
                 break
             E.step_masked(st, rng, cfg, spec, dice, a, mask, r)
-            _add_rewards(r, n, rewards, lrew, b, me)
+            _add_rewards(r, n, rewards, lrew, carry, fresh, b, me)
             if st[E.S_DONE] != 0:
-                _finish(st, cfg, spec, offs, b, me, terminated, truncated, final, final_obs, counters)
+                if fresh[b]:
+                    # void: an episode that ends before its learner acts is replaced by the next deal, unscored, as
+                    # in the Gymnasium env, and leaves the results of the episode this step ended as they are
+                    carry[b] = 0.0
+                else:
+                    _finish(st, cfg, spec, offs, b, me, terminated, truncated, final, final_obs, counters)
         if waiting:
             dry += 1
             seats[b] = -1
