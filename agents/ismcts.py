@@ -140,12 +140,13 @@ def default_mode(game: Any, prior: str | None = None) -> str:
 
 def _ppo_prior_available(game: Any) -> bool:
     """Whether ``game``'s table is one of :data:`PRIOR_PPO_TABLES` and its rules are the ones its shipped policy was
-    trained under (another rule set, even one with the same observation, is a game the policy never saw)."""
+    trained under (another rule set, even one with the same observation, is a game the policy never saw; a limit
+    such as ``max_turns``, which cuts a game short without changing its play, is not another rule set)."""
     if (game.name, game.num_players) not in PRIOR_PPO_TABLES:
         return False
-    from .ppo import shipped_policy_rules
+    from .ppo import rules_differences, shipped_policy_rules
 
-    return shipped_policy_rules(game.name, game.num_players) == game.rules
+    return not rules_differences(shipped_policy_rules(game.name, game.num_players), game.rules)
 
 
 def default_prior(game: Any, mode: str) -> str:

@@ -22,7 +22,8 @@ from .base import resolve_game
 from .policy import NumpyPolicyAgent
 from .registry import UnknownAgentError
 
-__all__ = ["shipped_policies", "policy_path", "shipped_policy_rules", "make_ppo_agent", "PolicyRulesWarning"]
+__all__ = ["shipped_policies", "policy_path", "shipped_policy_rules", "rules_differences", "make_ppo_agent",
+           "PolicyRulesWarning"]
 
 
 def _folder():
@@ -69,7 +70,7 @@ class PolicyRulesWarning(UserWarning):
 _PLAY_NEUTRAL = frozenset({"max_turns"})
 
 
-def _rules_differences(trained: Any, rules: Any) -> list[str]:
+def rules_differences(trained: Any, rules: Any) -> list[str]:
     """``option: trained value -> this game's value`` for every option of play where two RuleConfigs differ."""
     a, b = trained.options(), rules.options()
     return [f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in sorted((set(a) | set(b)) - _PLAY_NEUTRAL)
@@ -92,7 +93,7 @@ def make_ppo_agent(game: Any, seed: int | None = None, deterministic: bool = Tru
     if isinstance(trained, Mapping):
         from uno_env.config import RuleConfig
 
-        diff = _rules_differences(RuleConfig.from_dict(trained), g.rules)
+        diff = rules_differences(RuleConfig.from_dict(trained), g.rules)
         if diff:
             warnings.warn(f"agent 'ppo': the shipped policy {g.name}_{g.num_players}p was trained under other rules "
                           f"than this game's ({'; '.join(diff)}); it never saw this game and may play badly",

@@ -291,6 +291,9 @@ def test_default_budget_depends_on_the_game_and_the_players():
     assert ISMCTSAgent(_game("classic", 2, HOUSE), seed=0).prior == "rollout"
     assert ISMCTSAgent(_game("classic", 2, "rlcard"), seed=0).prior == "rollout"
     assert ISMCTSAgent(_game("dice", 2, {"dice_wd4_bluff": True}), seed=0).mode == "tree"
+    # a turn limit cuts a game short without changing its play: the policy still applies
+    assert ISMCTSAgent(_game("classic", 2, {"max_turns": 50}), seed=0).prior == "ppo"
+    assert ISMCTSAgent(_game("dice", 2, {"max_turns": 50}), seed=0).mode == "flat"
     assert ISMCTSAgent(_game("dice", 2), seed=0, mode="tree").prior == "rollout"
     # asking to improve on the rollout policy in UNO Dice gets the search that does that best there: the tree
     assert ISMCTSAgent(_game("dice", 2), seed=0, prior="rollout").mode == "tree"
