@@ -170,8 +170,7 @@ def advance(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mo
     scratch_obs, scratch_row, fw, iw, bw = step_scratch(states, obs, masks)
     return _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats,
                           rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs, seed_buf,
-                          counters, opp_ids,
-                          pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
+                          counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
 
 
 #: the control array (int64, ``control_len(threads)``) that one env's threaded steps share with its helper threads,
@@ -230,8 +229,7 @@ def claim(ctrl, slot, tag, start, end, chunk):
 @njit(cache=True, nogil=True)
 def _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, masks,
                  obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs, seed_buf,
-                 counters, opp_ids,
-                 pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw):
+                 counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw):
     """Run the chunks of step ``gen`` this thread claims: its own share of the rows first (``index`` modulo
     ``threads``), then the others', so a thread steps the same games from one step to the next and their state
     rows stay in its core's cache, and a thread the OS does not schedule holds back at most one chunk.  A chunk's
@@ -259,8 +257,8 @@ def _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs,
             acts = actions[lo:hi] if na > 0 else actions[:0]
             dry = _advance_games(states, rngs, cfg, spec, dice, offs, rows[lo:hi], acts, learner, opp, mode, masks,
                                  obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final,
-                                 final_obs, seed_buf,
-                                 counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
+                                 final_obs, seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs,
+                                 scratch_row, fw, iw, bw)
             fetch_add(ctrl, C_DRY, dry)
             fetch_add(ctrl, C_DONE, hi - lo)
             ran += hi - lo
@@ -296,24 +294,21 @@ def publish(ctrl, gen, threads, n, na, mode, chunk, spins):
 @njit_refcounted(cache=True, nogil=True)
 def advance_lead(ctrl, gen, threads, spins, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner, opp,
                  masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs,
-                 seed_buf, counters,
-                 opp_ids, pool_kind, weights):
+                 seed_buf, counters, opp_ids, pool_kind, weights):
     """The calling thread's part of published step ``gen``: claim chunks with the helpers, then spin up to
     ``spins`` reads for the last chunks to finish.  Returns whether every game is done (if not, a helper still
     holds a chunk and the caller waits)."""
     scratch_obs, scratch_row, fw, iw, bw = step_scratch(states, obs, masks)
     _claim_games(ctrl, gen, 0, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner, opp,
                  masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs,
-                 seed_buf, counters,
-                 opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
+                 seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
     return wait_done(ctrl, load(ctrl, C_N), spins)
 
 
 @njit_refcounted(cache=True, nogil=True)
 def helper_spin(ctrl, index, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf, learner,
                 opp, masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated, final, final_obs,
-                seed_buf,
-                counters, opp_ids, pool_kind, weights):
+                seed_buf, counters, opp_ids, pool_kind, weights):
     """Helper ``index``'s loop: help with every step published on ``ctrl``, and between steps spin (without the
     GIL) for the next one, up to the last step's ``C_SPINS`` reads, then leave.
 
@@ -336,8 +331,8 @@ def helper_spin(ctrl, index, threads, states, rngs, cfg, spec, dice, offs, rows_
             seen = gen
             _claim_games(ctrl, gen, index, threads, states, rngs, cfg, spec, dice, offs, rows_buf, actions_buf,
                          learner, opp, masks, obs, seats, rew, rewards, lrew, carry, fresh, terminated, truncated,
-                         final, final_obs,
-                         seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw)
+                         final, final_obs, seed_buf, counters, opp_ids, pool_kind, weights, scratch_obs,
+                         scratch_row, fw, iw, bw)
             left = load(ctrl, C_SPINS)
             continue
         left -= 1
@@ -377,8 +372,7 @@ def wait_done(ctrl, total, spins):
 @njit(cache=True, nogil=True)
 def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, opp, mode, masks, obs, seats, rew,
                    rewards, lrew, carry, fresh, terminated, truncated, final, final_obs, seed_buf, counters, opp_ids,
-                   pool_kind,
-                   weights, scratch_obs, scratch_row, fw, iw, bw):
+                   pool_kind, weights, scratch_obs, scratch_row, fw, iw, bw):
     """:func:`advance` with its scratch rows given."""
     n = cfg[E.C_NP]
     step = actions.shape[0] > 0
@@ -440,7 +434,7 @@ def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, 
             E.step_masked(st, rng, cfg, spec, dice, a, mask, r)
             _add_rewards(r, n, rewards, lrew, carry, fresh, b, me)
             if st[E.S_DONE] != 0:
-                if fresh[b]:
+                if not multi and fresh[b]:
                     # void: an episode that ends before its learner acts is replaced by the next deal, unscored, as
                     # in the Gymnasium env, and leaves the results of the episode this step ended as they are
                     carry[b] = 0.0

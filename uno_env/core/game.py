@@ -95,8 +95,8 @@ class Game:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         # pickle and deepcopy give arrays back writable. The kernels are compiled and cached for a read-only cfg and
-        # spec (the dice table stays writable, as built), so a writable copy compiled the whole rules core again
-        # for its new signature in every spawned arena worker and copied env: about 2 minutes a process
+        # spec (the dice table stays writable, as built): a writable copy (a copied env, an arena worker's game)
+        # compiled the rules core again for its new signature, outside what `uno-env precompile` caches
         self.__dict__.update(state)
         for table in (self.cfg, self.spec, self.kinds.table):
             table.setflags(write=False)
