@@ -129,6 +129,9 @@ class EvalConfig:
     workers: int = field(default=1, metadata=_meta(min=1, max=MAX_WORKERS))
     final_workers: int = field(default=2, metadata=_meta(min=1, max=MAX_WORKERS))
     confidence: float = field(default=0.95, metadata=_meta(min_excl=0.0, max_excl=1.0))
+    # play each deal with every seating of the agent and the baseline, intervals over deals (uno-env evaluate
+    # --duplicate): games and final_games must then be multiples of the number of players
+    duplicate: bool = False
     seed: int = _seed_field(2024)
 
 
@@ -579,6 +582,14 @@ def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
             raise ConfigError(f"config key 'opponents.baselines.{name}': weights must be >= 0, got {w}")
     if not cfg.evaluation.opponents:
         raise ConfigError("config key 'evaluation.opponents': name at least one baseline to evaluate against")
+    if cfg.evaluation.duplicate:
+        # against_baselines seats the agent and one baseline copy per other seat: a deal has num_players seatings
+        for key in ("games", "final_games"):
+            games = getattr(cfg.evaluation, key)
+            if games % cfg.env.num_players:
+                raise ConfigError(f"config key 'evaluation.{key}': with evaluation.duplicate, a multiple of "
+                                  f"env.num_players ({cfg.env.num_players}), so that every deal is played with each "
+                                  f"seating; got {games}")
     known = [n for n in _baseline_names() if n != "human"]
     for key, names in (("opponents.baselines", list(opp.baselines)), ("evaluation.opponents",
                                                                       cfg.evaluation.opponents)):

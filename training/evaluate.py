@@ -13,6 +13,10 @@
   win for nobody and is counted in its own column.  Game length counts decisions.
 * Every game ``i`` gets its own seeds from ``(seed, i)`` (for the deal and for each agent's random stream), so
   the table does not depend on ``--workers``: a fixed ``--seed`` reproduces it exactly.
+* ``--duplicate`` plays every deal once with each block order, as duplicate bridge does: the ``m`` games of one
+  rotation share the deal (and each block of seats its random stream), so the cards favour every agent equally
+  and the interval is computed over deals (:func:`duplicate_interval`).  Two copies of one deterministic agent
+  then score exactly 50%, and a small edge between similar agents shows with far fewer games.
 * A pool of 3 or more agents is also rated with OpenSkill (Plackett-Luce), games taken in index order.
 * The ``heuristic`` agent plays through its compiled twin (``uno_env.core.baselines``, the same choices, held
   equal by tests), which costs a fraction of the Python agent's time per decision.
@@ -44,6 +48,9 @@ __all__ = [
     "lineup_cycle",
     "seat_lineup",
     "game_seeds",
+    "duplicate_deal",
+    "arena_seeds",
+    "duplicate_interval",
     "play_game",
     "play_lockstep",
     "lockstep_mode",
@@ -78,9 +85,18 @@ def wilson_interval(successes: int, trials: int, z: float = Z95) -> tuple[float,
     return max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half))
 
 
-def lineup_cycle(num_agents: int, num_players: int) -> list[tuple[int, ...]]:
-    """Every lineup (agent index per seat) of one rotation cycle; game ``i`` uses ``cycle[i % len(cycle)]``."""
+def lineup_cycle(num_agents: int, num_players: int, duplicate: bool = False) -> list[tuple[int, ...]]:
+    """Every lineup (agent index per seat) of one rotation cycle; game ``i`` uses ``cycle[i % len(cycle)]``.
+
+    ``duplicate`` (``num_agents <= num_players`` only): the same lineups, ordered so that the ``num_agents`` block
+    orders of one rotation follow each other: game ``i`` then has ``(a - i) mod num_agents`` as agent ``a``'s block
+    (its block order), and games ``k * num_agents`` to ``k * num_agents + num_agents - 1`` play deal ``k``."""
     m, n = num_agents, num_players
+    if duplicate:
+        if not 2 <= m <= n:
+            raise ValueError(f"a duplicate arena needs 2 to {n} agents (one block of seats each), got {m}")
+        plain = lineup_cycle(m, n)
+        return [plain[shift * n + rot] for rot in range(n) for shift in range(m)]
     if m < 1 or n < 2:
         raise ValueError(f"need at least one agent and two seats, got {m} agents and {n} seats")
     out: list[tuple[int, ...]] = []
@@ -107,6 +123,39 @@ def game_seeds(seed: int, index: int, num_agents: int) -> tuple[int, list[int]]:
     words = np.random.SeedSequence([int(seed) & (2**63 - 1), int(index)]).generate_state(1 + num_agents, np.uint64)
     vals = [int(w) & (2**63 - 1) for w in words]
     return vals[0], vals[1:]
+
+
+def duplicate_deal(index: int, num_agents: int) -> int:
+    """The deal game ``index`` plays in a duplicate arena: ``num_agents`` consecutive games, one per block order
+    (``lineup_cycle(..., duplicate=True)``), share a deal."""
+    return int(index) // num_agents
+
+
+def arena_seeds(seed: int, index: int, num_agents: int, duplicate: bool = False) -> tuple[int, list[int]]:
+    """The deal seed of game ``index`` and one seed per agent (by agent index).
+
+    Plain: :func:`game_seeds` of the game.  Duplicate: :func:`game_seeds` of its deal (:func:`duplicate_deal`),
+    with the stream seeds following the block of seats rather than the agent, so that the seats' cards and the
+    seats' luck both repeat when the agents change places."""
+    if not duplicate:
+        return game_seeds(seed, index, num_agents)
+    m = num_agents
+    deal_seed, block_seeds = game_seeds(seed, duplicate_deal(index, m), m)
+    shift = int(index) % m  # agent a sits in block (a - shift) mod m (lineup_cycle with duplicate)
+    return deal_seed, [block_seeds[(a - shift) % m] for a in range(m)]
+
+
+def duplicate_interval(mean: float, sd: float, deals: int, z: float = Z95) -> tuple[float, float]:
+    """The normal interval of a mean over deals, clamped to [0, 1]: ``mean`` and ``sd`` (sample standard deviation)
+    of the deal scores (a score: the agent's wins over its seatings of the deal, divided by their number);
+    ``(0, 1)`` with fewer than two deals.
+
+    Deals are independent where the games of one deal are not, so the standard error comes from the spread of the
+    deal scores: the luck of the cards, shared by both sides of a deal, cancels inside each score."""
+    if deals < 2:
+        return 0.0, 1.0
+    half = z * sd / math.sqrt(deals)
+    return max(0.0, mean - half), min(1.0, mean + half)
 
 
 class IllegalAgentActionError(RuntimeError):
@@ -324,15 +373,15 @@ def _batch_actions(agent: Any, mode: str, label: str, obs: np.ndarray, masks: np
 
 def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Sequence[str],
                   cycle: Sequence[tuple[int, ...]], seed: int, indices: Sequence[int], batch_size: int = 256,
-                  on_done: Any = None) -> list[tuple[int, dict[str, Any]]]:
+                  on_done: Any = None, duplicate: bool = False) -> list[tuple[int, dict[str, Any]]]:
     """Play the games ``indices`` up to ``batch_size`` at a time in lockstep; the records :func:`play_game` gives.
 
     Each round, every unfinished game's seat to act is observed (compiled), the decisions are grouped by the agent
     that makes them, each agent's ``act_batch`` is called once for its group, and every game is stepped (compiled,
     ``_lockstep.step_rows``); a finished game's slot takes the next game.  Game ``i`` keeps its deal seed and lineup
-    and an agent with a random stream gets game ``i``'s stream (``game_seeds``), so every record equals the
-    one-game-at-a-time arena's (``modes``: :func:`lockstep_mode` of each player).  ``on_done(k)`` is called as
-    ``k`` more games finish.
+    and an agent with a random stream gets game ``i``'s stream (:func:`arena_seeds`, ``duplicate`` as there), so
+    every record equals the one-game-at-a-time arena's (``modes``: :func:`lockstep_mode` of each player).
+    ``on_done(k)`` is called as ``k`` more games finish.
     """
     from uno_env.core import engine as E
     from uno_env.core.layout import MAX_PLAYERS, PHASE_NAMES, StateView
@@ -367,7 +416,7 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
         i = queue[next_game]
         next_game += 1
         lineup = cycle[i % len(cycle)]
-        deal_seed, agent_seeds = game_seeds(seed, i, m)
+        deal_seed, agent_seeds = arena_seeds(seed, i, m, duplicate)
         game_of[slot] = i
         deal_of[slot] = deal_seed
         lineup_of[slot] = lineup
@@ -442,7 +491,8 @@ def play_lockstep(game, players: Sequence[Any], modes: Sequence[str], labels: Se
         # so the error, is then exactly the sequential arena's (the finished games played the same and were legal)
         finished = {i for i, _ in records}
         failing = int(game_of[exc.slot])
-        _play_indices(game, players, labels, cycle, seed, [i for i in queue if i not in finished and i <= failing])
+        _play_indices(game, players, labels, cycle, seed, [i for i in queue if i not in finished and i <= failing],
+                      duplicate)
         view = StateView(states[exc.slot])
         name = game.action_names[exc.action] if 0 <= exc.action < num_actions else "out of range"
         raise IllegalAgentActionError(
@@ -481,12 +531,12 @@ class _IllegalInBatch(Exception):
 _WORKER: dict[str, Any] = {}
 
 
-def _play_indices(game, agents, labels, cycle, seed, indices) -> list[tuple[int, dict[str, Any]]]:
+def _play_indices(game, agents, labels, cycle, seed, indices, duplicate=False) -> list[tuple[int, dict[str, Any]]]:
     out = []
     m = len(agents)
     for i in indices:
         lineup = cycle[i % len(cycle)]
-        deal_seed, agent_seeds = game_seeds(seed, i, m)
+        deal_seed, agent_seeds = arena_seeds(seed, i, m, duplicate)
         for a in sorted(set(lineup)):
             reset = getattr(agents[a], "reset", None)
             if callable(reset):
@@ -496,7 +546,7 @@ def _play_indices(game, agents, labels, cycle, seed, indices) -> list[tuple[int,
     return out
 
 
-def _worker_init(rules, agents, labels, cycle, seed, batch_size=0) -> None:
+def _worker_init(rules, agents, labels, cycle, seed, batch_size=0, duplicate=False) -> None:
     import sys
 
     from uno_env.core.game import Game
@@ -507,15 +557,15 @@ def _worker_init(rules, agents, labels, cycle, seed, batch_size=0) -> None:
 
     modes = [lockstep_mode(a) for a in agents] if batch_size else None
     _WORKER.update(game=Game(rules), agents=agents, labels=labels, cycle=cycle, seed=seed, batch_size=batch_size,
-                   modes=modes)
+                   modes=modes, duplicate=duplicate)
 
 
 def _worker_run(indices: Sequence[int]):
     w = _WORKER
     if w["batch_size"]:
         return play_lockstep(w["game"], w["agents"], w["modes"], w["labels"], w["cycle"], w["seed"], indices,
-                             w["batch_size"])
-    return _play_indices(w["game"], w["agents"], w["labels"], w["cycle"], w["seed"], indices)
+                             w["batch_size"], duplicate=w["duplicate"])
+    return _play_indices(w["game"], w["agents"], w["labels"], w["cycle"], w["seed"], indices, w["duplicate"])
 
 
 # ---------------------------------------------------------------------------------------------- results
@@ -531,6 +581,8 @@ class AgentStats:
     seats: int = 0
     rating_mu: float | None = None
     rating_sigma: float | None = None
+    deals: int = 0  # duplicate arena: the deals played, and the standard deviation of the agent's deal scores
+    deal_sd: float | None = None
 
     @property
     def win_rate(self) -> float:
@@ -539,8 +591,15 @@ class AgentStats:
 
     @property
     def ci(self) -> tuple[float, float]:
-        """The 95% Wilson interval of the win rate."""
-        return wilson_interval(self.wins, self.games)
+        """The 95% interval of the win rate (:meth:`interval`)."""
+        return self.interval()
+
+    def interval(self, z: float = Z95) -> tuple[float, float]:
+        """The interval of the win rate: over deals in a duplicate arena (:func:`duplicate_interval`; the win rate
+        is the mean deal score there), else Wilson's over games."""
+        if self.deal_sd is not None:
+            return duplicate_interval(self.win_rate, self.deal_sd, self.deals, z)
+        return wilson_interval(self.wins, self.games, z)
 
     @property
     def mean_points(self) -> float:
@@ -573,7 +632,10 @@ class AgentStats:
             "mean_length": self.mean_length,
             "truncated": self.truncated,
             "seats_per_game": self.seats / self.games if self.games else 0.0,
+            "interval": "over deals" if self.deal_sd is not None else "wilson",
         }
+        if self.deal_sd is not None:
+            d.update(deals=self.deals, deal_score_sd=self.deal_sd)
         if self.rating_mu is not None:
             d.update(rating_mu=self.rating_mu, rating_sigma=self.rating_sigma, rating_ordinal=self.rating_ordinal)
         return d
@@ -592,6 +654,7 @@ class ArenaResult:
     mean_length: float
     cycle_length: int
     seat_wins: list[int] = field(default_factory=list)
+    duplicate: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The result as plain data (what ``uno-env evaluate --json`` writes)."""
@@ -604,6 +667,7 @@ class ArenaResult:
             "truncated_games": self.truncated,
             "mean_length": self.mean_length,
             "rotation_cycle": self.cycle_length,
+            "duplicate": self.duplicate,
             "seat_wins": self.seat_wins,
             "agents": [a.to_dict() for a in self.agents],
         }
@@ -661,6 +725,7 @@ def run_arena(
     record_dir: str | os.PathLike | None = None,
     batched: bool | None = None,
     batch_size: int = 256,
+    duplicate: bool = False,
 ) -> ArenaResult:
     """Play ``games`` games between ``agents`` (names, paths or agent objects) and collect the statistics.
 
@@ -674,6 +739,10 @@ def run_arena(
     (:func:`lockstep_mode`), and ``True`` with an agent that does not is an error.  Both give the same records
     (the games, the seeds, every agent's random stream), so the table does not depend on it, nor on ``workers``
     or ``batch_size``.  With ``workers > 1`` each worker plays its share of the games in lockstep batches.
+
+    ``duplicate``: play each deal once with every block order (:func:`duplicate_deal`, :func:`arena_seeds`) and
+    give each agent's interval over deals (:func:`duplicate_interval`); needs 2 to ``num_players`` agents and a
+    number of games that completes every deal (a multiple of the number of agents).
     """
     from uno_env.agents.base import resolve_game
     from uno_env.agents.registry import load_agent
@@ -692,9 +761,16 @@ def run_arena(
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     if batched not in (None, True, False):
         raise ValueError(f"batched must be None (choose), True or False, got {batched!r}")
+    if duplicate not in (True, False):
+        raise ValueError(f"duplicate must be True or False, got {duplicate!r}")
     cfg = make_rules(game, num_players, rules)
     g = Game(cfg)
     n = g.num_players
+    if duplicate and not 2 <= len(agents) <= n:
+        raise ValueError(f"duplicate needs 2 to {n} agents (one block of seats each), got {len(agents)}")
+    if duplicate and games % len(agents):
+        raise ValueError(f"duplicate: games must be a multiple of the number of agents ({len(agents)}), so that "
+                         f"every deal is played with each block order; got {games}")
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)  # an unwritable directory fails before any game is played
     loaded = [load_agent(a, g, seed=None, allow_pickle=allow_pickle) for a in agents]
@@ -712,7 +788,7 @@ def run_arena(
     labels = _unique_labels([nm or type(a).__name__ for nm, a in zip(names, loaded)])
     m = len(loaded)
     players = [_arena_player(a) for a in loaded]
-    cycle = lineup_cycle(m, n)
+    cycle = lineup_cycle(m, n, duplicate)
     indices = range(int(games))  # a range, sliced into parts: no list of every game index
     modes = [lockstep_mode(p) for p in players]
     unfit = [lab for lab, mode in zip(labels, modes) if mode is None]
@@ -738,12 +814,12 @@ def run_arena(
     try:
         if workers == 1 and lockstep:
             records = play_lockstep(g, players, cast(list[str], modes), labels, cycle, seed, indices, batch_size,
-                                    on_done=bar.update if bar is not None else None)
+                                    on_done=bar.update if bar is not None else None, duplicate=duplicate)
         elif workers == 1:
             step = max(1, min(chunk, 100))
             for start in range(0, len(indices), step):
                 part = indices[start: start + step]
-                records += _play_indices(g, players, labels, cycle, seed, part)
+                records += _play_indices(g, players, labels, cycle, seed, part, duplicate)
                 if bar is not None:
                     bar.update(len(part))
         else:
@@ -757,7 +833,7 @@ def run_arena(
             with ProcessPoolExecutor(max_workers=min(workers, len(parts), available_cpus()),
                                      initializer=_worker_init,
                                      initargs=(cfg, players, labels, cycle, seed,
-                                               batch_size if lockstep else 0)) as pool:
+                                               batch_size if lockstep else 0, duplicate)) as pool:
                 futures = [pool.submit(_worker_run, p) for p in parts]
                 for fut in as_completed(futures):
                     res = fut.result()
@@ -795,6 +871,14 @@ def run_arena(
                 s.truncated += 1
             elif rec["winner"] in seats:
                 s.wins += 1
+    if duplicate:
+        deal_wins = np.zeros((m, len(records) // m), dtype=np.int64)
+        for i, rec in records:
+            if not rec["truncated"]:
+                deal_wins[cycle[i % len(cycle)][rec["winner"]], duplicate_deal(i, m)] += 1
+        for a, s in enumerate(stats):
+            s.deals = deal_wins.shape[1]
+            s.deal_sd = float((deal_wins[a] / m).std(ddof=1)) if s.deals > 1 else 0.0
     if ratings is None:
         ratings = m >= 3
     if ratings:
@@ -810,17 +894,19 @@ def run_arena(
         mean_length=total_len / max(len(records), 1),
         cycle_length=len(cycle),
         seat_wins=seat_wins,
+        duplicate=bool(duplicate),
     )
 
 
 def against_baselines(agent: Any, opponents: Sequence[str], game: str, num_players: int | None, rules: Any,
                       games: int, seed: int, workers: int = 1, progress: bool = False,
-                      confidence: float = 0.95) -> list[dict[str, Any]]:
+                      confidence: float = 0.95, duplicate: bool = False) -> list[dict[str, Any]]:
     """The evaluation both trainers run: ``agent`` alone against one baseline in every other seat, per baseline.
 
-    One row per baseline: ``opponent, games, wins, draws, win_rate, ci_low, ci_high, mean_length, seconds``
-    (Wilson interval at ``confidence``).  Seats rotate and every game is seeded from ``(seed, index)``, as in
-    :func:`run_arena`.
+    One row per baseline: ``opponent, games, wins, draws, win_rate, ci_low, ci_high, interval, mean_length,
+    seconds``; ``interval`` says which: ``"wilson"`` (Wilson's at ``confidence``) or, with ``duplicate``, ``"over
+    deals"`` (see :func:`run_arena`).
+    Seats rotate and every game is seeded from ``(seed, index)``, as in :func:`run_arena`.
     """
     import time
     from statistics import NormalDist
@@ -834,11 +920,12 @@ def against_baselines(agent: Any, opponents: Sequence[str], game: str, num_playe
     for name in opponents:
         t0 = time.time()
         res = run_arena([agent] + [name] * (n - 1), game=game, num_players=n, rules=cfg, games=games, seed=seed,
-                        workers=workers, progress=progress, ratings=False)
+                        workers=workers, progress=progress, ratings=False, duplicate=duplicate)
         me = res.agents[0]
-        lo, hi = wilson_interval(me.wins, me.games, z)
+        lo, hi = me.interval(z)
         rows.append({"opponent": name, "games": me.games, "wins": me.wins, "draws": me.truncated,
-                     "win_rate": me.win_rate, "ci_low": lo, "ci_high": hi, "mean_length": res.mean_length,
+                     "win_rate": me.win_rate, "ci_low": lo, "ci_high": hi,
+                     "interval": "over deals" if duplicate else "wilson", "mean_length": res.mean_length,
                      "seconds": round(time.time() - t0, 2)})
     return rows
 
@@ -866,6 +953,10 @@ def format_table(result: ArenaResult) -> str:
         lines.append(row)
     lines.append(f"truncated games: {result.truncated} of {result.games}; mean length {result.mean_length:.1f} "
                  f"decisions; wins by seat: {result.seat_wins}")
+    if result.duplicate:
+        deals = result.agents[0].deals
+        lines.append(f"duplicate: {deals} deals, each played with all {result.games // max(deals, 1)} block orders; "
+                     f"intervals over deals")
     if result.games % result.cycle_length:
         lines.append(f"note: {result.games} is not a multiple of the seat-rotation cycle ({result.cycle_length}); "
                      f"seats are balanced only up to one partial cycle")
@@ -898,6 +989,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sequential", action="store_true",
                         help="play one game at a time (the same games and results; by default the arena plays in "
                              "lockstep batches when every agent supports it)")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="play every deal once with each block order (as duplicate bridge) and compute the "
+                             "intervals over deals: the luck of the cards cancels, so small edges show in fewer "
+                             "games; 2 to N agents, GAMES a multiple of their number")
     parser.add_argument("--record", metavar="DIR", default=None,
                         help="save every game as a replayable record DIR/game_NNNNNN.json (see uno-env replay)")
 
@@ -917,7 +1012,7 @@ def run(args: argparse.Namespace) -> int:
                            games=args.games, seed=args.seed, workers=args.workers, progress=progress,
                            ratings=True if args.ratings else None, allow_pickle=args.trust_pickle,
                            record_dir=args.record, batched=False if args.sequential else None,
-                           batch_size=args.batch_size)
+                           batch_size=args.batch_size, duplicate=args.duplicate)
     except (UnknownAgentError, OSError, ValueError, TypeError, ImportError, IllegalAgentActionError) as exc:
         print(f"uno-env evaluate: error: {exc}", file=sys.stderr)
         return 2

@@ -279,13 +279,13 @@ def main_agent(algorithm, env_cfg: dict, model_config: dict, deterministic: bool
 
 
 def play_arena(agent, opponents: list[str], env_cfg: dict, games: int, seed: int, workers: int = 1,
-               confidence: float = 0.95) -> dict[str, Any]:
+               confidence: float = 0.95, duplicate: bool = False) -> dict[str, Any]:
     """``agent`` against each baseline in the arena (``training.evaluate.against_baselines``, the evaluation
     ``uno-env train`` runs too): ``{"win_rate_vs_<name>": x, "win_rate_vs_<name>_ci95": [lo, hi], ...}``."""
     from .evaluate import against_baselines
 
     rows = against_baselines(agent, opponents, env_cfg["game"], env_cfg["num_players"], env_cfg["rules"], games,
-                             seed, workers=workers, confidence=confidence)
+                             seed, workers=workers, confidence=confidence, duplicate=duplicate)
     out: dict[str, Any] = {}
     steps = 0
     for r in rows:
@@ -311,7 +311,7 @@ def arena_evaluation(algorithm, eval_env_runner_group=None, *, settings: dict) -
     t = time.time()
     res = play_arena(agent, settings["opponents"], settings["env"], settings["games"],
                      settings["seed"] + int(algorithm.iteration), workers=settings["workers"],
-                     confidence=settings["confidence"])
+                     confidence=settings["confidence"], duplicate=settings["duplicate"])
     steps = int(res.pop("decisions"))
     flat: dict[str, float] = {"seconds": time.time() - t, "iteration": float(algorithm.iteration + 1)}
     for k, v in res.items():
@@ -369,7 +369,7 @@ def build_algorithm_config(cfg: RllibTrainConfig):
     ev = cfg.evaluation
     settings = {"env": envc, "model_config": model_config, "opponents": list(ev.opponents), "games": ev.games,
                 "seed": ev.seed, "deterministic": ev.deterministic, "workers": ev.workers,
-                "confidence": ev.confidence}
+                "confidence": ev.confidence, "duplicate": ev.duplicate}
     config = (
         PPOConfig()
         .environment(UnoMultiAgentEnv, env_config=envc, disable_env_checking=True)
@@ -651,7 +651,7 @@ def train(cfg: RllibTrainConfig, run_dir: Path, restore: str | None = None, log=
         envc = env_config(cfg)
         agent = main_agent(algo, envc, dataclasses.asdict(cfg.module), ev.deterministic)
         arena = play_arena(agent, list(ev.opponents), envc, ev.final_games, ev.seed, workers=ev.final_workers,
-                           confidence=ev.confidence)
+                           confidence=ev.confidence, duplicate=ev.duplicate)
         arena.pop("decisions", None)
         with open(run_dir / "final_arena.json", "w", encoding="utf-8") as fh:
             json.dump(arena, fh, indent=2)

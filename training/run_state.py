@@ -178,7 +178,7 @@ class RunState:
         """The arena rows of ``agent`` against each evaluation opponent (win rates with intervals)."""
         e, ev = self.cfg.env, self.cfg.evaluation
         return against_baselines(agent, ev.opponents, e.game, e.num_players, e.rules, games, seed, workers=workers,
-                                 progress=progress, confidence=ev.confidence)
+                                 progress=progress, confidence=ev.confidence, duplicate=ev.duplicate)
 
     def evaluate(self, model, step: int, record: Record) -> None:
         """Play the current policy against the evaluation opponents and log the win rates."""
