@@ -53,12 +53,17 @@ TRAIN_CONFIG = classic_ppo
 train: $(STAMP)
 	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/$(TRAIN_CONFIG)/checkpoints),--resume,)
 
-# the four training configs, one after the other (each resumes where it stopped): 2-player classic, pocket and
-# dice, then 4-player classic; `python tools/ship_policy.py runs/<config>` ships a run's policy as agent 'ppo'
-TRAIN_ALL = classic_ppo pocket_ppo dice_ppo classic4_ppo
+# every shipped policy's run, one after the other (each resumes where it stopped): 2-player classic, pocket and
+# dice with PPO, then 4-player classic distilled from the search (PPO's classic4_ppo ends level with the heuristic
+# there: `uno-env train --config classic4_ppo`); `python tools/ship_policy.py runs/<config>` ships a run's policy
+TRAIN_ALL = classic_ppo pocket_ppo dice_ppo
+DISTILL_ALL = classic4_distill
 train-all: $(STAMP)
 	for c in $(TRAIN_ALL); do \
 		$(BIN)/uno-env train --config $$c $$(test -d runs/$$c/checkpoints && echo --resume) || exit 1; \
+	done
+	for c in $(DISTILL_ALL); do \
+		$(BIN)/uno-env distill --config $$c $$(test -f runs/$$c/config.yaml && echo --resume) || exit 1; \
 	done
 
 bench: $(STAMP)

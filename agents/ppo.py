@@ -1,4 +1,6 @@
-"""``ppo``: the policies uno-env ships, trained with ``algorithm: batched_ppo``, played with numpy (no torch).
+"""``ppo``: the policies uno-env ships, played with numpy (no torch): trained with ``algorithm: batched_ppo`` at 2
+players, and at 4 players (classic) distilled from the flat search with ``uno-env distill`` (PPO there ends level
+with the heuristic; the distilled network beats it).
 
 One policy per game and player count, in ``uno_env/agents/policies/<game>_<n>p.npz`` (the pickle-free format of
 :mod:`uno_env.agents.policy`, with its ``.json`` beside it saying how it was trained and how it scored).  The

@@ -53,7 +53,8 @@ def test_policy_files_are_small_and_say_how_they_were_made(name):
     npz, meta = POLICIES / f"{name}.npz", json.loads((POLICIES / f"{name}.json").read_text())
     assert npz.stat().st_size < 600_000
     assert f"{meta['game']}_{meta['num_players']}p" == name
-    assert meta["trained_by"].startswith("uno-env train --config") and meta["final_arena"]
+    assert meta["trained_by"].startswith(("uno-env train --config", "uno-env distill --config"))
+    assert meta["final_arena"]
 
 
 def test_policies_play_without_torch(tmp_path):

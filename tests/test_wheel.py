@@ -70,6 +70,8 @@ USER_SCRIPT = textwrap.dedent('''
     assert {"classic_ppo", "smoke", "rllib_classic"} <= set(packaged_configs()), packaged_configs()
     assert load_config("classic_ppo").name == "classic_ppo"
     assert load_rllib_config("rllib_classic").name == "rllib_classic"
+    from uno_env.training.config import load_distill_config
+    assert load_distill_config("classic4_distill").env.num_players == 4
     from importlib import resources
     assert resources.files("uno_env.configs").joinpath("rules", "classic_rlcard.yaml").is_file()
     assert resources.files("uno_env.viewer.static").joinpath("table.js").is_file()

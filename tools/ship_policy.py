@@ -1,6 +1,7 @@
 """Copy a training run's policy into the package as the ``ppo`` agent's policy for its game and player count.
 
     python tools/ship_policy.py runs/classic_ppo          # -> agents/policies/classic_2p.npz + .json
+    python tools/ship_policy.py runs/classic4_distill     # an `uno-env distill` run: -> classic_4p.npz + .json
 
 The weights are stored as float16 (half the size; the loader reads them as float32).  Before it is kept, the stored
 file plays the learner's seat of real games (against the heuristic) beside the run's float32 policy: on the
@@ -49,11 +50,14 @@ def main(run_dir: str) -> int:
     report = json.loads((run / "report.json").read_text())
     meta = {k: v for k, v in meta.items() if k not in ("format", "activation", "obs_transform", "include_mask",
                                                        "layers")}
-    meta.update(name="ppo", trained_by=f"uno-env train --config {report['name']}",
+    keys = ("opponent", "games", "wins", "win_rate", "ci_low", "ci_high", "interval")
+    meta.update(name="ppo", trained_by=report.get("command", f"uno-env train --config {report['name']}"),
                 training_wall_time_seconds=report["wall_time_seconds"],
-                final_arena=[{k: r[k] for k in ("opponent", "games", "wins", "win_rate", "ci_low", "ci_high")}
-                             for r in report["arena"]],
+                final_arena=[{k: r[k] for k in keys if k in r} for r in report["arena"]],
                 stored_as="float16")
+    head_to_head = report.get("evaluation", {}).get("head_to_head")  # uno-env distill at 3 or more players
+    if head_to_head:
+        meta["head_to_head"] = head_to_head
     out = ROOT / "agents" / "policies" / f"{meta['game']}_{meta['num_players']}p.npz"
     out.parent.mkdir(parents=True, exist_ok=True)
     rules = RuleConfig.from_dict(meta["rules"])

@@ -251,6 +251,71 @@ class TrainConfig:
 
 
 # ---------------------------------------------------------------------------------------------
+# uno-env distill
+
+
+@dataclass
+class DistillLabelConfig:
+    """The labelled games: the heuristic plays every seat, the teacher is asked at every decision with a choice."""
+
+    # the search to learn from: an ismcts agent spec (its per-action win rates are the advantage target)
+    teacher: str = "ismcts"
+    games: int = field(default=4800, metadata=_meta(min=1, max=MAX_GAMES))
+    # games per label file: a stopped run keeps every whole file, and --resume labels only the rest
+    chunk: int = field(default=100, metadata=_meta(min=1, max=100_000))
+    # processes that label (0 = one per available CPU)
+    workers: int = field(default=2, metadata=_meta(min=0, max=MAX_WORKERS))
+
+
+@dataclass
+class DistillFitConfig:
+    """The network (the shipped policies': the heuristic's choice as input and as a bonus on its logit) and its fit."""
+
+    # advantage: regress each sampled action's win rate minus the heuristic choice's; choice: cross-entropy to the
+    # teacher's choice
+    target: Literal["advantage", "choice"] = "advantage"
+    # advantage: the predicted gain an action needs over the heuristic's choice to be played instead
+    margin: float = field(default=0.1, metadata=_meta(min_excl=0.0, max=1.0))
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
+    epochs: int = field(default=3, metadata=_meta(min=1, max=10_000))
+    learning_rate: float = field(default=3e-4, metadata=_meta(min_excl=0.0, max=1.0))
+    weight_decay: float = field(default=1e-4, metadata=_meta(min=0.0, max=1.0))
+    batch_size: int = field(default=256, metadata=_meta(min=1, max=1 << 20))
+    # share of the labelled decisions held out to report the fit on
+    validation: float = field(default=0.1, metadata=_meta(min=0.0, max_excl=1.0))
+
+
+@dataclass
+class DistillEvalConfig:
+    """The final arena: the policy against each baseline (one seat against the rest), and, at 3 or more players,
+    head to head against the heuristic (two blocks of seats)."""
+
+    opponents: list[str] = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    games: int = field(default=10_000, metadata=_meta(min=1, max=MAX_GAMES))
+    workers: int = field(default=2, metadata=_meta(min=1, max=MAX_WORKERS))
+    # every deal played with each seating, intervals over deals (uno-env evaluate --duplicate)
+    duplicate: bool = True
+    confidence: float = field(default=0.95, metadata=_meta(min_excl=0.0, max_excl=1.0))
+    seed: int = _seed_field(2024)
+
+
+@dataclass
+class DistillConfig:
+    """One distillation run (``uno-env distill``); ``runs_dir/name`` holds its labels, policy and report."""
+
+    name: str = "distill"
+    seed: int = _seed_field(0)
+    runs_dir: str = "runs"
+    # torch threads for the fit (0 = torch's default)
+    torch_threads: int = field(default=1, metadata=_meta(min=0, max=MAX_THREADS))
+    progress_bar: bool = True
+    env: GameConfig = field(default_factory=lambda: GameConfig(num_players=4))
+    labels: DistillLabelConfig = field(default_factory=DistillLabelConfig)
+    fit: DistillFitConfig = field(default_factory=DistillFitConfig)
+    evaluation: DistillEvalConfig = field(default_factory=DistillEvalConfig)
+
+
+# ---------------------------------------------------------------------------------------------
 # uno-env train-rllib
 
 
@@ -567,13 +632,17 @@ def _validate_rllib(cfg: RllibTrainConfig) -> None:
                           "positive weight")
 
 
+def _check_name(name: str) -> None:
+    if not name or "/" in name or os.sep in name or "\0" in name or name in (".", ".."):
+        raise ConfigError(f"config key 'name': must be a plain directory name (no '/' or NUL), got {_show(name)}")
+    if len(os.fsencode(name)) > MAX_NAME_BYTES:
+        raise ConfigError(f"config key 'name': at most {MAX_NAME_BYTES} bytes (it names the run's directory), got "
+                          f"{len(os.fsencode(name))}")
+
+
 def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
     """The checks of the sections both trainers share: name, runs_dir, game and rules, pool, evaluation."""
-    if not cfg.name or "/" in cfg.name or os.sep in cfg.name or "\0" in cfg.name or cfg.name in (".", ".."):
-        raise ConfigError(f"config key 'name': must be a plain directory name (no '/' or NUL), got {_show(cfg.name)}")
-    if len(os.fsencode(cfg.name)) > MAX_NAME_BYTES:
-        raise ConfigError(f"config key 'name': at most {MAX_NAME_BYTES} bytes (it names the run's directory), got "
-                          f"{len(os.fsencode(cfg.name))}")
+    _check_name(cfg.name)
     opp = cfg.opponents
     if not opp.baselines:
         raise ConfigError("config key 'opponents.baselines': name at least one baseline (e.g. {random: 1.0})")
@@ -710,17 +779,19 @@ def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
     return dataclasses.asdict(cfg)
 
 
-def packaged_configs() -> list[str]:
-    """The names of the training configs that ship with uno-env (``--config NAME``)."""
+def packaged_configs(folder: str = "train") -> list[str]:
+    """The names of the configs that ship with uno-env (``--config NAME``): ``train`` (``uno-env train`` and
+    ``train-rllib``) or ``distill`` (``uno-env distill``)."""
     try:
-        root = resources.files("uno_env.configs").joinpath("train")
+        root = resources.files("uno_env.configs").joinpath(folder)
         return sorted(e.name[:-5] for e in root.iterdir() if e.name.endswith(".yaml"))
     except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
         return []
 
 
-def resolve_config(spec: str | os.PathLike) -> str:
-    """The file a ``--config`` value names: a YAML path, or the name of a packaged config (``classic_ppo``).
+def resolve_config(spec: str | os.PathLike, folder: str = "train") -> str:
+    """The file a ``--config`` value names: a YAML path, or the name of a packaged config (``classic_ppo``) in
+    ``folder`` (see :func:`packaged_configs`).
 
     An existing file wins over a packaged config of the same name.
     """
@@ -729,19 +800,20 @@ def resolve_config(spec: str | os.PathLike) -> str:
         return path
     is_name = bool(path) and os.sep not in path and "/" not in path and not path.endswith((".yaml", ".yml"))
     if is_name:
-        found = resources.files("uno_env.configs").joinpath("train", path + ".yaml")
+        found = resources.files("uno_env.configs").joinpath(folder, path + ".yaml")
         if found.is_file():
             return os.fspath(found)  # type: ignore[call-overload]  # a plain file in every install we support
-    known = packaged_configs()
+    known = packaged_configs(folder)
     hint = difflib.get_close_matches(path, known, n=1)
     raise ConfigError(f"config file {path!r} does not exist" + (
         f" and is not a packaged config{f' (did you mean {hint[0]!r}?)' if hint else ''}; packaged configs: "
         f"{', '.join(known)}" if is_name else ""))
 
 
-def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
-    """The mapping in the YAML file ``path``; ConfigError for a missing, unreadable or malformed file."""
-    path = resolve_config(path)
+def read_yaml(path: str | os.PathLike, folder: str = "train") -> dict[str, Any]:
+    """The mapping in the YAML file ``path`` (or packaged config of ``folder``); ConfigError for a missing,
+    unreadable or malformed file."""
+    path = resolve_config(path, folder)
     if os.path.isdir(path):
         raise ConfigError(f"config file {path!r} is a directory, not a YAML file")
     try:
@@ -839,3 +911,67 @@ def load_rllib_config(path: str | os.PathLike | None, overrides: list[str] | Non
         if v is not None:
             data = apply_overrides(data, [(dotted.split("."), v)])
     return rllib_config_from_dict(data)
+
+
+# ---------------------------------------------------------------------------------------------
+# uno-env distill: loading and checks
+
+
+def _validate_distill(cfg: DistillConfig) -> None:
+    """Checks across keys, against the game's rules and of the teacher, before any game is labelled."""
+    from uno_env.agents.registry import UnknownAgentError, load_agent
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    _check_name(cfg.name)
+    env = cfg.env
+    if env.game not in ("classic", "pocket"):
+        raise ConfigError(f"config key 'env.game': uno-env distill supports 'classic' and 'pocket' (the network's "
+                          f"advice input is the card games' heuristic), got {_show(env.game)}")
+    try:
+        rules = make_rules(env.game, env.num_players, env.rules)
+    except ConfigError:
+        raise
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"config key 'env.rules' (game {env.game!r}, {env.num_players} players): {e}") from None
+    _check_layers("fit.net_arch", cfg.fit.net_arch)
+    teacher = cfg.labels.teacher
+    if not isinstance(teacher, str) or teacher.split(":", 1)[0] != "ismcts":
+        raise ConfigError(f"config key 'labels.teacher': an ismcts agent spec (e.g. 'ismcts' or 'ismcts:sims=300'), "
+                          f"whose per-action win rates are the labels; got {_show(teacher)}")
+    try:
+        load_agent(teacher, Game(rules), seed=0)
+    except (UnknownAgentError, ValueError, TypeError) as e:
+        raise ConfigError(f"config key 'labels.teacher': {e}") from None
+    ev = cfg.evaluation
+    if not ev.opponents:
+        raise ConfigError("config key 'evaluation.opponents': name at least one baseline to evaluate against")
+    known = [n for n in _baseline_names() if n != "human"]
+    for n in ev.opponents:
+        if n not in known:
+            raise ConfigError(f"config key 'evaluation.opponents': unknown baseline {n!r}; known: {', '.join(known)}")
+    if ev.duplicate and ev.games % env.num_players:
+        raise ConfigError(f"config key 'evaluation.games': with evaluation.duplicate, a multiple of env.num_players "
+                          f"({env.num_players}), so that every deal is played with each seating; got {ev.games}")
+
+
+def distill_config_from_dict(data: Mapping[str, Any], validate: bool = True) -> DistillConfig:
+    """A :class:`DistillConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"a distillation config must be a mapping of keys; got {type(data).__name__}")
+    cfg = _build(DistillConfig, data)
+    if validate:
+        _validate_distill(cfg)
+    return cfg
+
+
+def load_distill_config(path: str | os.PathLike | None, overrides: list[str] | None = None,
+                        **top_level: Any) -> DistillConfig:
+    """Read ``path`` (a YAML path or the name of a config in ``configs/distill``; None: the defaults), apply
+    ``--set`` overrides and top-level values, validate."""
+    data = read_yaml(path, "distill") if path is not None else {}
+    data = apply_overrides(data, parse_overrides(overrides))
+    for k, v in top_level.items():
+        if v is not None:
+            data[k] = v
+    return distill_config_from_dict(data)

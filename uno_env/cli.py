@@ -16,6 +16,8 @@ SUBCOMMANDS = {
     "evaluate": ("uno_env.training.evaluate", "play agents against each other and print win rates with intervals"),
     "play": ("uno_env.agents.human", "play UNO in the terminal against agents"),
     "train": ("uno_env.training.train", "train a MaskablePPO agent (Stable-Baselines3)"),
+    "distill": ("uno_env.training.distill", "teach the shipped policies' network where a search improves on the "
+                "heuristic (search distillation)"),
     "train-rllib": ("uno_env.training.rllib_train", "train with Ray RLlib (needs the rllib extra)"),
     "rules": ("uno_env.config", "print the rules options table of a game"),
     "replay": ("uno_env.replay_cli", "show a recorded game step by step in the terminal, or write it as a web page"),

@@ -1,0 +1,125 @@
+"""``uno-env distill``: labels, fit, arena and report from a config; resume keeps whole label files; bad configs
+are refused by key before any labelling."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from uno_env.cli import main
+from uno_env.training.config import ConfigError, load_distill_config
+
+pytest.importorskip("torch")
+
+SMALL = ["--set", "labels.games=4", "--set", "labels.chunk=2", "--set", "labels.workers=1",
+         "--set", "labels.teacher=ismcts:sims=8", "--set", "fit.epochs=1", "--set", "evaluation.games=40",
+         "--set", "evaluation.workers=1", "--no-progress"]
+
+
+def _run(capsys, *argv):
+    code = main(["distill", "--config", "classic4_distill", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _arrays(path):
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
+    from uno_env.agents.policy import NumpyPolicyAgent
+    from uno_env.training.evaluate import run_arena
+
+    run_dir = tmp_path / "run"
+    code, out, err = _run(capsys, "--run-dir", run_dir, *SMALL)
+    assert code == 0, err
+    assert "vs heuristic, 2 seats each" in out
+    labels = run_dir / "labels"
+    assert sorted(p.name for p in labels.iterdir()) == ["labels_0000000.npz", "labels_0000002.npz"]
+    first = {p.name: _arrays(p) for p in labels.iterdir()}
+    assert set(first["labels_0000000.npz"]) == {"obs", "mask", "heur", "search", "q", "n"}
+    d = first["labels_0000000.npz"]
+    assert len(d["heur"]) > 20 and d["mask"][np.arange(len(d["heur"])), d["heur"]].all()
+    assert (d["mask"].sum(1) > 1).all()  # only decisions with a choice are labelled
+
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["labels"]["games"] == 4 and report["fit"]["decisions"] == sum(len(a["heur"]) for a in first.values())
+    assert [r["opponent"] for r in report["arena"]] == ["random", "greedy", "heuristic"]
+    assert all(r["games"] == 40 and r["interval"] == "over deals" for r in report["arena"])
+    assert report["evaluation"]["head_to_head"]["seats_each"] == 2
+    assert "| heuristic (2 seats each) |" in (run_dir / "report.md").read_text()
+    meta = json.loads((run_dir / "policy.json").read_text())
+    assert meta["trained_by"] == "uno-env distill --config classic4_distill" and meta["num_players"] == 4
+    agent = NumpyPolicyAgent.load(run_dir / "policy.npz", deterministic=True)
+    res = run_arena([agent, "random"], num_players=4, games=8, seed=0)
+    assert res.agents[0].games == 8  # it plays legal moves in every seat
+
+    # a margin no predicted gain reaches: the policy is the heuristic, choice for choice (the bonus on its choice is
+    # what the margin is measured against, so a policy exported without it would play the network's noise)
+    code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", "fit.margin=1.0")
+    assert code == 0, err
+    agent = NumpyPolicyAgent.load(run_dir / "policy.npz", deterministic=True)
+    for arrays in first.values():
+        assert (agent.act_batch(arrays["obs"], arrays["mask"].astype(np.int8)) == arrays["heur"]).all()
+
+    # the same run directory again: refused without --resume
+    code, _, err = _run(capsys, "--run-dir", run_dir, *SMALL)
+    assert code == 2 and "already exists" in err and "--resume" in err
+
+    # a stopped run: one file gone, one damaged, the rest whole; --resume labels the two again, the same way
+    (labels / "labels_0000000.npz").unlink()
+    (labels / "labels_0000002.npz").write_bytes(b"not a label file")
+    code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL)
+    assert code == 0, err
+    for name, arrays in first.items():
+        again = _arrays(labels / name)
+        assert all(np.array_equal(arrays[k], again[k]) for k in arrays), name
+    kept = (labels / "labels_0000000.npz").stat().st_mtime_ns
+    # more games: only the new file is labelled
+    code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", "labels.games=6")
+    assert code == 0, err
+    assert (labels / "labels_0000004.npz").is_file() and (labels / "labels_0000000.npz").stat().st_mtime_ns == kept
+    assert json.loads((run_dir / "report.json").read_text())["labels"]["labelled_now"] == 1
+    # what the labels depend on cannot change in a run
+    for override, key in (("seed=1", "seed"), ("labels.teacher=ismcts:sims=9", "labels.teacher"),
+                          ("env.num_players=2", "env")):
+        code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", override)
+        assert code == 2 and f"--resume: {key} cannot change" in err, err
+
+
+def test_resume_needs_a_run(tmp_path, capsys):
+    code, _, err = _run(capsys, "--run-dir", tmp_path / "none", "--resume", *SMALL)
+    assert code == 2 and "--resume: no distillation run at" in err
+
+
+@pytest.mark.parametrize("override, words", [
+    ("env.game=dice", "'env.game': uno-env distill supports 'classic' and 'pocket'"),
+    ("labels.teacher=heuristic", "'labels.teacher': an ismcts agent spec"),
+    ("labels.teacher=ismcts:sims=-1", "'labels.teacher'"),
+    ("labels.teacher=ismcts:simz=10", "'labels.teacher'"),
+    ("fit.target=imitation", "'fit.target'"),
+    ("fit.margin=0", "'fit.margin'"),
+    ("fit.net_arch=[]", "'fit.net_arch'"),
+    ("fit.lr=0.1", "unknown config key 'fit.lr'; known keys in fit: target, margin"),
+    ("evaluation.opponents=[champion]", "unknown baseline 'champion'"),
+    ("evaluation.games=10", "'evaluation.games': with evaluation.duplicate, a multiple of env.num_players (4)"),
+    ("labels.games=0", "'labels.games'"),
+    ("name=a/b", "'name'"),
+    ("env.num_players=11", "num_players"),
+])
+def test_bad_configs_are_refused_by_key(override, words):
+    with pytest.raises(ConfigError) as info:
+        load_distill_config("classic4_distill", [override])
+    assert words in str(info.value)
+
+
+def test_the_packaged_config_is_the_shipped_policys():
+    from importlib import resources
+
+    cfg = load_distill_config("classic4_distill")
+    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == ("classic", 4, "ismcts")
+    meta = json.loads(resources.files("uno_env.agents.policies").joinpath("classic_4p.json").read_text())
+    assert meta["trained_by"] == "uno-env distill --config classic4_distill"
+    assert (meta["margin"], meta["target"]) == (cfg.fit.margin, cfg.fit.target)

@@ -1,0 +1,455 @@
+"""``uno-env distill``: teach the shipped policies' network where a search improves on the heuristic.
+
+    uno-env distill --config classic4_distill            # runs/classic4_distill/: labels, policy, report
+    uno-env distill --config classic4_distill --resume   # finish a stopped run; the label files written are kept
+    uno-env distill --config classic4_distill --resume --set labels.games=9600   # label more games, fit again
+
+Search distillation in three steps, each readable on its own below:
+
+1. **Label** (:func:`label_games`). The heuristic plays every seat of ``labels.games`` games. At every decision
+   with a choice the teacher (the flat search, ``ismcts``) is asked as well, and the observation, the legal mask,
+   the heuristic's choice, the teacher's choice and the teacher's per-action win rates and sample counts are kept.
+   Game ``i`` is dealt with the env seed ``1_000_000 + 10**8 * seed + i`` and its search seeded with
+   ``10_000 + 10**8 * seed + i``, so the labels depend on neither ``labels.workers`` nor on how often the run was
+   stopped: a file of ``labels.chunk`` games is written whole or not at all, and ``--resume`` labels only the rest.
+2. **Fit** (:func:`fit_policy`). The shipped policies' network (the heuristic's choice as an input and as a bonus of
+   1 on its logit) is fitted to the labels: ``fit.target: advantage`` regresses each sampled action's win rate
+   minus the heuristic choice's (weighted by its samples) and scales the output so that the policy leaves the
+   heuristic's choice only where the predicted gain is above ``fit.margin``; ``choice`` is cross-entropy to the
+   teacher's choice.  A share of the decisions (``fit.validation``) is held out to report the fit on.
+3. **Evaluate** (:func:`evaluate_policy`): the policy against each baseline (one seat against the rest, as
+   ``uno-env train`` reports), and at 3 or more players head to head against the heuristic (two blocks of seats),
+   by default as a duplicate arena (every deal played with each seating, intervals over deals).
+
+Run directory ``runs/<name>/``::
+
+    config.yaml              the resolved config
+    labels/labels_<N>.npz    labelled decisions of games N to N + chunk - 1 (pickle-free arrays)
+    policy.npz policy.json   the policy, pickle-free: what `uno-env evaluate` / `play` load
+    report.md report.json    labels, fit and arena
+
+Why distil rather than train with PPO at 4 players: there one decision's effect on the result is diluted among four
+seats, and PPO with the heuristic as advice ends level with it, while the flat search beats it
+(``benchmarks/README.md``, "Distilling the search at 4 players").
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import multiprocessing
+import os
+import shutil
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from .config import (
+    ConfigError,
+    DistillConfig,
+    apply_overrides,
+    check_writable_dir,
+    distill_config_from_dict,
+    parse_overrides,
+    read_yaml,
+)
+
+LABEL_KEYS = ("obs", "mask", "heur", "search", "q", "n")
+DEAL_SEED_BASE, SEARCH_SEED_BASE, SEED_STRIDE = 1_000_000, 10_000, 10**8
+CONFIG_FILE, LABELS_DIR = "config.yaml", "labels"
+# what the labels depend on: a resumed run may not change them (labels.games may grow, the fit and arena may change)
+FIXED_ON_RESUME = ("seed", "env", "labels.teacher", "labels.chunk")
+
+
+class DistillError(RuntimeError):
+    """A run directory that cannot be used as asked (exists without --resume, missing with it, ...)."""
+
+
+# ---------------------------------------------------------------------------------------------- 1. label
+def _label_file(labels_dir: str, first: int) -> str:
+    return os.path.join(labels_dir, f"labels_{first:07d}.npz")
+
+
+def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[str, int]:
+    """Label games ``first`` to ``first + games - 1`` into one file; returns its path and the decisions in it."""
+    from uno_env.agents.registry import load_agent
+
+    game, players, rules, teacher, seed, first, games, path = job
+    env = importlib.import_module(f"uno_env.{game}_v0").env(num_players=players, rules=rules)
+    env.reset(seed=first)
+    u = env.unwrapped
+    search = load_agent(teacher, u.game, seed=0)
+    heuristic = load_agent("heuristic", u.game, seed=0)
+    cols: dict[str, list] = {k: [] for k in LABEL_KEYS}
+    for i in range(first, first + games):
+        env.reset(seed=DEAL_SEED_BASE + SEED_STRIDE * seed + i)
+        search.reset(seed=SEARCH_SEED_BASE + SEED_STRIDE * seed + i)
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            mask = obs["action_mask"]
+            h = int(heuristic.act(obs["observation"], mask))
+            if mask.sum() > 1:
+                s = int(search.act_from_state(u.game_view.row))
+                q = np.full(mask.shape[0], -1.0, np.float32)
+                n = np.zeros(mask.shape[0], np.int16)
+                for a, v in search.last_search["win_rate"].items():
+                    q[a] = v
+                for a, v in search.last_search["visits"].items():
+                    n[a] = v
+                for k, v in zip(LABEL_KEYS, (obs["observation"], mask.astype(bool), h, s, q, n)):
+                    cols[k].append(np.array(v, copy=True))
+            env.step(h)  # the heuristic's game: the labels describe the states it reaches
+    arrays: dict[str, Any] = {k: np.array(v) for k, v in cols.items()}
+    tmp = path + ".partial"
+    with open(tmp, "wb") as fh:  # a file object: savez would append .npz to the name
+        np.savez_compressed(fh, **arrays)
+    os.replace(tmp, path)  # whole or absent: a stopped run leaves no half file for --resume to trust
+    return path, len(arrays["heur"])
+
+
+def _read_labels(path: str) -> dict[str, np.ndarray] | None:
+    """The arrays of a label file, or None when it is not a whole one (then it is labelled again)."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if set(z.files) != set(LABEL_KEYS):
+                return None
+            d = {k: z[k] for k in LABEL_KEYS}
+    except (OSError, ValueError, EOFError):
+        return None
+    rows = {len(v) for v in d.values()}
+    return d if len(rows) == 1 else None
+
+
+def label_games(cfg: DistillConfig, labels_dir: str, progress: bool = False) -> dict[str, Any]:
+    """Label ``cfg.labels.games`` games into ``labels_dir`` (files already there are kept); returns a summary."""
+    from uno_env._threads import available_cpus
+    from uno_env.config import make_rules
+
+    os.makedirs(labels_dir, exist_ok=True)
+    lab, env = cfg.labels, cfg.env
+    rules = make_rules(env.game, env.num_players, env.rules)
+    chunks = [(first, min(lab.chunk, lab.games - first)) for first in range(0, lab.games, lab.chunk)]
+    todo = []
+    for first, games in chunks:
+        path = _label_file(labels_dir, first)
+        if not (os.path.exists(path) and _read_labels(path) is not None):
+            todo.append((env.game, env.num_players, rules, lab.teacher, cfg.seed, first, games, path))
+    t0 = time.time()
+    bar = _bar(len(chunks), len(chunks) - len(todo), "label", progress)
+    workers = min(lab.workers or available_cpus(), max(len(todo), 1))
+    try:
+        if workers <= 1:
+            for job in todo:
+                _label_chunk(job)
+                bar.update(1) if bar is not None else None
+        else:
+            # spawn: a forked numba/OpenMP runtime is not safe to use in the child
+            with multiprocessing.get_context("spawn").Pool(workers) as pool:
+                for _ in pool.imap_unordered(_label_chunk, todo):
+                    bar.update(1) if bar is not None else None
+    finally:
+        if bar is not None:
+            bar.close()
+    return {"games": lab.games, "files": len(chunks), "labelled_now": len(todo),
+            "seconds": round(time.time() - t0, 1), "teacher": lab.teacher}
+
+
+def _bar(total: int, done: int, desc: str, progress: bool) -> Any:
+    if not progress:
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:  # pragma: no cover - tqdm is in the train extra
+        return None
+    return tqdm(total=total, initial=done, unit="file", desc=desc, file=sys.stderr)
+
+
+def load_labels(cfg: DistillConfig, labels_dir: str) -> dict[str, np.ndarray]:
+    """The labels of the run's ``labels.games`` games, in game order."""
+    parts = []
+    for first in range(0, cfg.labels.games, cfg.labels.chunk):
+        d = _read_labels(_label_file(labels_dir, first))
+        if d is None:
+            raise DistillError(f"label file {_label_file(labels_dir, first)} is missing or damaged; run again with "
+                               f"--resume to label it")
+        parts.append(d)
+    return {k: np.concatenate([p[k] for p in parts]) for k in LABEL_KEYS}
+
+
+# ---------------------------------------------------------------------------------------------- 2. fit
+def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str) -> dict[str, Any]:
+    """Fit the network to ``labels`` and save the policy at ``out_path`` (``.npz`` and ``.json``); returns the
+    fit's figures (held-out loss per epoch and, for the advantage target, how often and by how much the teacher
+    expects the policy's departures from the heuristic to gain)."""
+    import torch
+
+    from uno_env.agents.policy import save_policy_files
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    from .algorithms.batched_ppo import ActorCritic
+
+    f = cfg.fit
+    if cfg.torch_threads:
+        torch.set_num_threads(cfg.torch_threads)
+    torch.manual_seed(cfg.seed)
+    heur = labels["heur"].astype(np.int64)
+    rows = np.arange(len(heur))
+    keep = labels["n"][rows, heur] > 0  # the heuristic's choice was sampled (always, unless the search stopped early)
+    d = {k: v[keep] for k, v in labels.items()}
+    heur, rows = heur[keep], np.arange(int(keep.sum()))
+    if len(heur) < 2:
+        raise DistillError(f"{len(heur)} labelled decisions: too few to fit; label more games (labels.games)")
+    n = d["n"].astype(np.float32)
+    adv = np.where(n > 0, d["q"] - d["q"][rows, heur][:, None], 0.0).astype(np.float32)
+    weight = np.where(n > 0, np.minimum(n, n[rows, heur][:, None]), 0.0).astype(np.float32)
+    weight[rows, heur] = 0.0
+    teacher = d["search"].astype(np.int64)
+    order = np.random.default_rng(cfg.seed).permutation(len(heur))
+    cut = max(1, min(len(order) - 1, int(round(len(order) * (1.0 - f.validation))))) if f.validation else len(order)
+    train_ix = torch.from_numpy(order[:cut])
+    val_ix = torch.from_numpy(order[cut:] if f.validation else order)
+
+    rules = make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules)
+    game = Game(rules)
+    choice = f.target == "choice"
+    net = ActorCritic(game.obs_dim, game.num_actions, f.net_arch, "relu", "symlog", True, True, "heuristic",
+                      1.0 if choice else 0.0)
+    mask = torch.from_numpy(d["mask"])
+    H = torch.from_numpy(heur)
+    X = net.features(torch.from_numpy(d["obs"].astype(np.float32)), mask, H)
+    L, ADV, W = torch.from_numpy(teacher), torch.from_numpy(adv), torch.from_numpy(weight)
+    opt = torch.optim.AdamW(net.parameters(), lr=f.learning_rate, weight_decay=f.weight_decay)
+
+    def loss_of(ix: torch.Tensor) -> torch.Tensor:
+        logits, _ = net.heads(X[ix])
+        if choice:
+            return torch.nn.functional.cross_entropy(logits.masked_fill(~mask[ix], -1e9), L[ix])
+        rel = logits - logits.gather(1, H[ix][:, None])
+        return ((rel - ADV[ix]) ** 2 * W[ix]).sum() / W[ix].sum().clamp(min=1e-6)
+
+    def held_out() -> dict[str, float]:
+        logits, _ = net.heads(X[val_ix])
+        m, h = mask[val_ix], H[val_ix]
+        if choice:
+            pred = logits.masked_fill(~m, -1e9).argmax(-1)
+            departs, wanted, hit = pred != h, L[val_ix] != h, pred == L[val_ix]
+            return {"departs": float(departs.float().mean()),
+                    "precision": float((hit & departs).sum() / departs.sum().clamp(min=1)),
+                    "recall": float((hit & wanted).sum() / wanted.sum().clamp(min=1))}
+        rel = (logits - logits.gather(1, h[:, None])).masked_fill(~m | (W[val_ix] == 0), -1e9)
+        best, arg = rel.max(-1)
+        gain = ADV[val_ix].gather(1, arg[:, None]).squeeze(-1)  # the teacher's own estimate of a departure's gain
+        go = best > f.margin
+        return {"departs": float(go.float().mean()), "mean_gain": float(gain[go].mean()) if go.any() else 0.0}
+
+    t0 = time.time()
+    epochs = []
+    for epoch in range(f.epochs):
+        shuffled = train_ix[torch.randperm(len(train_ix))]
+        for b in range(0, len(shuffled), f.batch_size):
+            loss = loss_of(shuffled[b:b + f.batch_size])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        with torch.no_grad():
+            row = {"epoch": epoch + 1, "held_out_loss": float(loss_of(val_ix)), **held_out()}
+        epochs.append(row)
+        print(f"fit epoch {row['epoch']}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"),
+              flush=True)
+
+    weights = net.export()
+    if not choice:
+        # fitted without the bonus (the regression is of gains relative to the heuristic's choice); played with a
+        # bonus of 1 on that choice and the gains in units of the margin, a predicted gain wins once above the margin
+        weights.weights[-1], weights.biases[-1] = weights.weights[-1] / f.margin, weights.biases[-1] / f.margin
+        weights.advice_gain = 1.0
+    meta = {"algorithm": "uno_env.distill", "name": cfg.name, "game": cfg.env.game, "num_players": game.num_players,
+            "rules": rules.to_dict(), "obs_dim": game.obs_dim, "num_actions": game.num_actions,
+            "policy": {"net_arch": list(f.net_arch), "activation": "relu", "obs_transform": "symlog",
+                       "include_mask": True, "advice": "heuristic", "advice_gain": 1.0},
+            "steps": 0, "seed": cfg.seed, "teacher": cfg.labels.teacher, "target": f.target,
+            "margin": None if choice else f.margin, "labelled_decisions": int(len(heur)),
+            "trained_by": f"uno-env distill --config {cfg.name}"}
+    save_policy_files(weights, out_path, meta)
+    departs = float(np.mean(teacher != heur))
+    return {"decisions": int(len(heur)), "teacher_departs": departs, "train": int(len(train_ix)),
+            "held_out": int(len(val_ix)) if f.validation else 0, "epochs": epochs,
+            "seconds": round(time.time() - t0, 1)}
+
+
+# ---------------------------------------------------------------------------------------------- 3. evaluate
+def evaluate_policy(cfg: DistillConfig, policy_path: str, progress: bool = False) -> dict[str, Any]:
+    """The final arena: rows against each baseline and, at 3 or more players, head to head against the heuristic."""
+    from .evaluate import against_baselines, run_arena
+
+    ev, env = cfg.evaluation, cfg.env
+    t0 = time.time()
+    rows = against_baselines(policy_path, ev.opponents, env.game, env.num_players, env.rules, ev.games, ev.seed,
+                             workers=ev.workers, progress=progress, confidence=ev.confidence,
+                             duplicate=ev.duplicate)
+    out: dict[str, Any] = {"arena": rows}
+    if env.num_players > 2:
+        from statistics import NormalDist
+
+        z = NormalDist().inv_cdf(0.5 + ev.confidence / 2.0)
+        # two agents: a duplicate deal is two games (at 3 or 5 players evaluation.games may be odd; the row says)
+        games = ev.games - ev.games % 2 if ev.duplicate else ev.games
+        res = run_arena([policy_path, "heuristic"], game=env.game, num_players=env.num_players, rules=env.rules,
+                        games=games, seed=ev.seed, workers=ev.workers, progress=progress, ratings=False,
+                        duplicate=ev.duplicate)
+        me = res.agents[0]
+        lo, hi = me.interval(z)
+        out["head_to_head"] = {"opponent": "heuristic", "seats_each": env.num_players // 2, "games": me.games,
+                               "wins": me.wins, "draws": me.truncated, "win_rate": me.win_rate, "ci_low": lo,
+                               "ci_high": hi, "interval": "over deals" if ev.duplicate else "wilson"}
+    out["seconds"] = round(time.time() - t0, 1)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- report
+def write_report(run_dir: str, report: dict[str, Any]) -> None:
+    """``report.json`` (everything) and ``report.md`` (the tables)."""
+    with open(os.path.join(run_dir, "report.json"), "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=2)
+        fh.write("\n")
+    n = report["num_players"]
+    pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
+    lab, fit = report["labels"], report["fit"]
+    epochs = "; ".join(", ".join(f"{k} {v:.4g}" for k, v in e.items()) for e in fit["epochs"])
+    lines = [f"# {report['name']}: {report['game']}, {n} players, distilled from `{lab['teacher']}`", "",
+             f"`{report['command']}`: {report['wall_time_seconds'] / 60:.1f} minutes in this session "
+             f"(labelling {lab['seconds']:.0f} s for {lab['labelled_now']} of {lab['files']} label files, fit "
+             f"{fit['seconds']:.0f} s, arena {report['evaluation']['seconds']:.0f} s).", "",
+             f"- labels: {lab['games']:,} games of the heuristic, {fit['decisions']:,} decisions with a choice; the "
+             f"teacher departs from the heuristic on {pct(fit['teacher_departs'])} of them",
+             f"- fit ({report['config']['fit']['target']}, margin {report['config']['fit']['margin']:g}), held out "
+             f"{fit['held_out']:,}: {epochs}",
+             "", "| opponent | games | win rate | interval | even share |", "|---|---|---|---|---|"]
+    for r in report["evaluation"]["arena"]:
+        lines.append(f"| {r['opponent']} (one seat against {n - 1}) | {r['games']:,} | {pct(r['win_rate'])} | "
+                     f"[{pct(r['ci_low'])}, {pct(r['ci_high'])}] ({r['interval']}) | {pct(1 / n)} |")
+    h = report["evaluation"].get("head_to_head")
+    if h:
+        lines.append(f"| heuristic ({h['seats_each']} seats each) | {h['games']:,} | {pct(h['win_rate'])} | "
+                     f"[{pct(h['ci_low'])}, {pct(h['ci_high'])}] ({h['interval']}) | 50.0% |")
+    with open(os.path.join(run_dir, "report.md"), "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------- the run
+def distill(cfg: DistillConfig, run_dir: str, progress: bool = True) -> dict[str, Any]:
+    """Label, fit and evaluate in ``run_dir``; returns the report."""
+    import yaml
+
+    t0 = time.time()
+    os.makedirs(run_dir, exist_ok=True)
+    with open(os.path.join(run_dir, CONFIG_FILE), "w", encoding="utf-8") as fh:
+        yaml.safe_dump(_as_dict(cfg), fh, sort_keys=False)
+    labels_dir = os.path.join(run_dir, LABELS_DIR)
+    lab = label_games(cfg, labels_dir, progress)
+    policy_path = os.path.join(run_dir, "policy.npz")
+    fit = fit_policy(cfg, load_labels(cfg, labels_dir), policy_path)
+    ev = evaluate_policy(cfg, policy_path, progress)
+    report = {"name": cfg.name, "command": f"uno-env distill --config {cfg.name}", "game": cfg.env.game,
+              "num_players": cfg.env.num_players, "seed": cfg.seed, "labels": lab, "fit": fit, "evaluation": ev,
+              "arena": ev["arena"], "wall_time_seconds": round(time.time() - t0, 1), "config": _as_dict(cfg)}
+    write_report(run_dir, report)
+    return report
+
+
+def _as_dict(cfg: DistillConfig) -> dict[str, Any]:
+    import dataclasses
+
+    return dataclasses.asdict(cfg)
+
+
+def prepare_run(args: argparse.Namespace) -> tuple[DistillConfig, str]:
+    """The validated config and the run directory; everything wrong with either is reported before any labelling."""
+    overrides = parse_overrides(list(args.overrides or []))
+    data = read_yaml(args.config, "distill") if args.config is not None else {}
+    data = apply_overrides(data, overrides)
+    if args.name:
+        data["name"] = args.name
+    cfg = distill_config_from_dict(data)
+    if args.run_dir:
+        check_writable_dir("--run-dir", args.run_dir)
+    else:
+        check_writable_dir("runs_dir", cfg.runs_dir)
+    run_dir = os.path.abspath(args.run_dir or os.path.join(cfg.runs_dir, cfg.name))
+    saved_path = os.path.join(run_dir, CONFIG_FILE)
+    if args.resume:
+        if not os.path.isfile(saved_path):
+            raise DistillError(f"--resume: no distillation run at {run_dir} (no {CONFIG_FILE}; check "
+                               f"--config/--name/--run-dir)")
+        saved = read_yaml(saved_path)
+        try:
+            cfg = distill_config_from_dict(apply_overrides(saved, overrides))
+        except ConfigError as e:
+            raise ConfigError(f"--resume: the config saved in {saved_path} (with this command's options): "
+                              f"{e}") from None
+        now = _as_dict(cfg)
+        changed = [key for key in FIXED_ON_RESUME if _get(saved, key) != _get(now, key)]
+        if changed:
+            raise ConfigError(f"--resume: {', '.join(changed)} cannot change in a run (the labels already written "
+                              f"depend on them); start a new run with --name instead")
+    elif os.path.isdir(run_dir) and os.listdir(run_dir):
+        if args.overwrite:
+            shutil.rmtree(run_dir)
+        else:
+            raise DistillError(f"run directory {run_dir} already exists. Continue it with --resume, start over with "
+                               f"--overwrite, or pick another --name")
+    if args.no_progress:
+        cfg.progress_bar = False
+    return cfg, run_dir
+
+
+def _get(d: dict[str, Any], dotted: str) -> Any:
+    for part in dotted.split("."):
+        d = d.get(part) if isinstance(d, dict) else None  # type: ignore[assignment]
+    return d
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Command-line options of ``uno-env distill``."""
+    parser.add_argument("--config", metavar="NAME_OR_YAML",
+                        help="distillation config: a packaged config's name (classic4_distill) or a YAML path; "
+                             "without it the defaults of training/config.py (DistillConfig)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run: label files already written are kept (the saved config is used; "
+                             "--set still applies, labels.games may grow)")
+    parser.add_argument("--name", help="run name (default: the config's 'name'); the run lives in runs_dir/NAME")
+    parser.add_argument("--run-dir", metavar="DIR", help="run directory (default: runs_dir/name)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key, e.g. --set labels.games=9600 (repeatable; values read as YAML)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="delete an existing run directory of the same name and start again")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    """``uno-env distill``: label, fit, evaluate and write the report; returns the exit status."""
+    try:
+        cfg, run_dir = prepare_run(args)
+    except (ConfigError, DistillError) as e:
+        print(f"uno-env distill: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        report = distill(cfg, run_dir, progress=cfg.progress_bar and sys.stderr.isatty())
+    except (DistillError, ImportError) as e:
+        print(f"uno-env distill: error: {e}", file=sys.stderr)
+        return 1
+    print(f"{run_dir}: policy.npz, report.md ({report['wall_time_seconds'] / 60:.1f} min)")
+    for r in report["arena"]:
+        print(f"  vs {r['opponent']:<10} {100 * r['win_rate']:5.1f}%  [{100 * r['ci_low']:.1f}, "
+              f"{100 * r['ci_high']:.1f}]  (even share {100 / cfg.env.num_players:.1f}%)")
+    h = report["evaluation"].get("head_to_head")
+    if h:
+        print(f"  vs heuristic, {h['seats_each']} seats each: {100 * h['win_rate']:.1f}%  [{100 * h['ci_low']:.1f}, "
+              f"{100 * h['ci_high']:.1f}]")
+    return 0
