@@ -44,6 +44,21 @@ class TrainError(RuntimeError):
 _FIXED_ON_RESUME = ("algorithm", "seed", "env", "policy", "ppo")
 
 
+def add_run_arguments(parser: argparse.ArgumentParser, *, config_help: str, resume_help: str,
+                      set_example: str) -> None:
+    """The options of a command that works in a run directory (``uno-env train``, ``uno-env distill``): ``--config``,
+    ``--resume``, ``--name``, ``--run-dir``, ``--set``, ``--overwrite``, ``--no-progress``."""
+    parser.add_argument("--config", metavar="NAME_OR_YAML", help=config_help)
+    parser.add_argument("--resume", action="store_true", help=resume_help)
+    parser.add_argument("--name", help="run name (default: the config's 'name'); the run lives in runs_dir/NAME")
+    parser.add_argument("--run-dir", metavar="DIR", help="run directory (default: runs_dir/name)")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help=f"override a config key, e.g. {set_example} (repeatable; values are read as YAML)")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="delete an existing run directory of the same name and start again")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, str, str | None]:
     """The validated config, the run directory and the checkpoint to resume from (None = a fresh run).
 

@@ -36,7 +36,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, cast
 
 import yaml
 
@@ -649,16 +649,7 @@ def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
     for name, w in opp.baselines.items():
         if w < 0:
             raise ConfigError(f"config key 'opponents.baselines.{name}': weights must be >= 0, got {w}")
-    if not cfg.evaluation.opponents:
-        raise ConfigError("config key 'evaluation.opponents': name at least one baseline to evaluate against")
-    if cfg.evaluation.duplicate:
-        # against_baselines seats the agent and one baseline copy per other seat: a deal has num_players seatings
-        for key in ("games", "final_games"):
-            games = getattr(cfg.evaluation, key)
-            if games % cfg.env.num_players:
-                raise ConfigError(f"config key 'evaluation.{key}': with evaluation.duplicate, a multiple of "
-                                  f"env.num_players ({cfg.env.num_players}), so that every deal is played with each "
-                                  f"seating; got {games}")
+    _check_evaluation(cfg.evaluation, cfg.env.num_players, ("games", "final_games"))
     known = [n for n in _baseline_names() if n != "human"]
     for key, names in (("opponents.baselines", list(opp.baselines)), ("evaluation.opponents",
                                                                       cfg.evaluation.opponents)):
@@ -679,6 +670,19 @@ def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
         raise ConfigError(f"config key 'env.rules' (game {env.game!r}, {env.num_players} players): {e}") from None
     _check_agents(cfg, rule_config)
     check_writable_dir("runs_dir", cfg.runs_dir)
+
+
+def _check_evaluation(ev: EvalConfig | DistillEvalConfig, num_players: int, game_keys: tuple[str, ...]) -> None:
+    if not ev.opponents:
+        raise ConfigError("config key 'evaluation.opponents': name at least one baseline to evaluate against")
+    if ev.duplicate:
+        # against_baselines seats the agent and one baseline copy per other seat: a deal has num_players seatings
+        for key in game_keys:
+            games = getattr(ev, key)
+            if games % num_players:
+                raise ConfigError(f"config key 'evaluation.{key}': with evaluation.duplicate, a multiple of "
+                                  f"env.num_players ({num_players}), so that every deal is played with each "
+                                  f"seating; got {games}")
 
 
 def _check_layers(key: str, widths: list[int]) -> None:
@@ -764,14 +768,18 @@ def check_writable_dir(key: str, path: str) -> None:
 # loading
 
 
+def _config_from(cls: type, check: Any, what: str, data: Mapping[str, Any], validate: bool) -> Any:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{what} must be a mapping of keys; got {type(data).__name__}")
+    cfg = _build(cls, data)
+    if validate:
+        check(cfg)
+    return cfg
+
+
 def config_from_dict(data: Mapping[str, Any], validate: bool = True) -> TrainConfig:
     """A :class:`TrainConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
-    cfg = _build(TrainConfig, data)
-    if validate:
-        _validate(cfg)
-    return cfg
+    return cast(TrainConfig, _config_from(TrainConfig, _validate, "a training config", data, validate))
 
 
 def config_to_dict(cfg: TrainConfig) -> dict[str, Any]:
@@ -894,12 +902,7 @@ def load_config(path: str | os.PathLike | None, overrides: list[str] | None = No
 
 def rllib_config_from_dict(data: Mapping[str, Any], validate: bool = True) -> RllibTrainConfig:
     """An :class:`RllibTrainConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"a training config must be a mapping of keys; got {type(data).__name__}")
-    cfg = _build(RllibTrainConfig, data)
-    if validate:
-        _validate_rllib(cfg)
-    return cfg
+    return cast(RllibTrainConfig, _config_from(RllibTrainConfig, _validate_rllib, "a training config", data, validate))
 
 
 def load_rllib_config(path: str | os.PathLike | None, overrides: list[str] | None = None,
@@ -943,26 +946,17 @@ def _validate_distill(cfg: DistillConfig) -> None:
         load_agent(teacher, Game(rules), seed=0)
     except (UnknownAgentError, ValueError, TypeError) as e:
         raise ConfigError(f"config key 'labels.teacher': {e}") from None
-    ev = cfg.evaluation
-    if not ev.opponents:
-        raise ConfigError("config key 'evaluation.opponents': name at least one baseline to evaluate against")
+    _check_evaluation(cfg.evaluation, env.num_players, ("games",))
     known = [n for n in _baseline_names() if n != "human"]
-    for n in ev.opponents:
+    for n in cfg.evaluation.opponents:
         if n not in known:
             raise ConfigError(f"config key 'evaluation.opponents': unknown baseline {n!r}; known: {', '.join(known)}")
-    if ev.duplicate and ev.games % env.num_players:
-        raise ConfigError(f"config key 'evaluation.games': with evaluation.duplicate, a multiple of env.num_players "
-                          f"({env.num_players}), so that every deal is played with each seating; got {ev.games}")
 
 
 def distill_config_from_dict(data: Mapping[str, Any], validate: bool = True) -> DistillConfig:
     """A :class:`DistillConfig` from plain data (a parsed YAML file); ConfigError names a bad key or value."""
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"a distillation config must be a mapping of keys; got {type(data).__name__}")
-    cfg = _build(DistillConfig, data)
-    if validate:
-        _validate_distill(cfg)
-    return cfg
+    return cast(DistillConfig, _config_from(DistillConfig, _validate_distill, "a distillation config", data,
+                                            validate))
 
 
 def load_distill_config(path: str | os.PathLike | None, overrides: list[str] | None = None,

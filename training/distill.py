@@ -417,19 +417,15 @@ def _get(d: dict[str, Any], dotted: str) -> Any:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Command-line options of ``uno-env distill``."""
-    parser.add_argument("--config", metavar="NAME_OR_YAML",
-                        help="distillation config: a packaged config's name (classic4_distill) or a YAML path; "
-                             "without it the defaults of training/config.py (DistillConfig)")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run: label files already written are kept (the saved config is used; "
-                             "--set still applies, labels.games may grow)")
-    parser.add_argument("--name", help="run name (default: the config's 'name'); the run lives in runs_dir/NAME")
-    parser.add_argument("--run-dir", metavar="DIR", help="run directory (default: runs_dir/name)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config key, e.g. --set labels.games=9600 (repeatable; values read as YAML)")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="delete an existing run directory of the same name and start again")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    from .checkpoints import add_run_arguments
+
+    add_run_arguments(
+        parser,
+        config_help="distillation config: a packaged config's name (classic4_distill) or a YAML path; without it "
+                    "the defaults of training/config.py (DistillConfig)",
+        resume_help="continue the run: label files already written are kept (the saved config is used; --set still "
+                    "applies, labels.games may grow)",
+        set_example="--set labels.games=9600")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -41,7 +41,14 @@ import time
 
 import numpy as np
 
-from .checkpoints import STATE_FILE, TrainError, load_checkpoint_state, prepare_run, restore_rng_states
+from .checkpoints import (
+    STATE_FILE,
+    TrainError,
+    add_run_arguments,
+    load_checkpoint_state,
+    prepare_run,
+    restore_rng_states,
+)
 from .config import ConfigError, TrainConfig, config_to_dict
 
 POLICY_FILE = "policy.zip"
@@ -50,21 +57,14 @@ POLICY_NPZ = "policy.npz"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Command-line options of ``uno-env train``."""
-    parser.add_argument("--config", metavar="NAME_OR_YAML",
-                        help="training config: a packaged config's name (classic_ppo, classic_ppo_long, pocket_ppo, "
-                             "dice_ppo, smoke) or a YAML path; without it the defaults of training/config.py")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run from its latest complete checkpoint (the config saved with the run "
-                             "is used; --set and --total-steps still apply)")
-    parser.add_argument("--name", help="run name (default: the config's 'name'); the run lives in runs_dir/NAME")
-    parser.add_argument("--run-dir", metavar="DIR", help="run directory (default: runs_dir/name)")
-    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config key, e.g. --set ppo.learning_rate=1e-4 --set env.n_envs=8 "
-                             "(repeatable; values are read as YAML)")
+    add_run_arguments(
+        parser,
+        config_help="training config: a packaged config's name (classic_ppo, classic_ppo_long, pocket_ppo, "
+                    "dice_ppo, smoke) or a YAML path; without it the defaults of training/config.py",
+        resume_help="continue the run from its latest complete checkpoint (the config saved with the run is used; "
+                    "--set and --total-steps still apply)",
+        set_example="--set ppo.learning_rate=1e-4 --set env.n_envs=8")
     parser.add_argument("--total-steps", type=int, metavar="N", help="override total_steps")
-    parser.add_argument("--overwrite", action="store_true",
-                        help="delete an existing run directory of the same name and start again")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
