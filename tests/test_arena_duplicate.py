@@ -143,8 +143,9 @@ def test_duplicate_narrows_the_interval_of_similar_agents():
 
 
 @pytest.mark.parametrize("agents, n, games, words", [
-    (["heuristic"], 2, 10, "duplicate needs 2 to 2 agents"),
-    (["heuristic", "greedy", "random"], 2, 12, "duplicate needs 2 to 2 agents"),
+    (["heuristic"], 2, 10, "a duplicate arena needs 2 to 2 agents (one block of seats each), got 1"),
+    (["heuristic", "greedy", "random"], 2, 12,
+     "a duplicate arena needs 2 to 2 agents (one block of seats each), got 3"),
     (["heuristic", "greedy"], 4, 7, "games must be a multiple of the number of agents (2)"),
     (["heuristic", "greedy", "random"], 3, 10, "multiple of the number of agents (3)"),
 ])

@@ -766,10 +766,10 @@ def run_arena(
     cfg = make_rules(game, num_players, rules)
     g = Game(cfg)
     n = g.num_players
-    if duplicate and not 2 <= len(agents) <= n:
-        raise ValueError(f"duplicate needs 2 to {n} agents (one block of seats each), got {len(agents)}")
-    if duplicate and games % len(agents):
-        raise ValueError(f"duplicate: games must be a multiple of the number of agents ({len(agents)}), so that "
+    m = len(agents)
+    cycle = lineup_cycle(m, n, duplicate)  # before loading the agents: a bad count fails at once
+    if duplicate and games % m:
+        raise ValueError(f"duplicate: games must be a multiple of the number of agents ({m}), so that "
                          f"every deal is played with each block order; got {games}")
     if record_dir is not None:
         os.makedirs(record_dir, exist_ok=True)  # an unwritable directory fails before any game is played
@@ -786,9 +786,7 @@ def run_arena(
               os.fspath(s).endswith(".zip") else os.fspath(s))
              for s, a in zip(agents, loaded)]
     labels = _unique_labels([nm or type(a).__name__ for nm, a in zip(names, loaded)])
-    m = len(loaded)
     players = [_arena_player(a) for a in loaded]
-    cycle = lineup_cycle(m, n, duplicate)
     indices = range(int(games))  # a range, sliced into parts: no list of every game index
     modes = [lockstep_mode(p) for p in players]
     unfit = [lab for lab, mode in zip(labels, modes) if mode is None]
