@@ -23,7 +23,7 @@ from ._jit import njit, njit_refcounted
 from .atomic import compare_exchange, fetch_add, load, store
 from .invariants import check_state
 from .observe import observe_one
-from .prefetch import prefetch_game_head, prefetch_game_rest
+from .prefetch import prefetch_game_head, prefetch_game_rest, prefetch_write
 from .workspace import baseline_scratch
 
 track_dependencies(__file__, rule_sources())
@@ -47,6 +47,10 @@ COUNTERS_LEN = 3
 #: how many games ahead the kernel asks for a game's first lines, and (once those are in) for the rest
 HEAD_AHEAD = 8
 REST_AHEAD = 4
+#: ... and for its PRNG word and reward rows: small rows that the processor's own prefetchers, busy with the state
+#: rows' jumps, leave to miss at B=8192 (UNO Dice 2p +6%, pocket +4-5%, classic level;
+#: ``benchmarks/results/bench_ab_small_rows_prefetch_1321c3e.txt``)
+SMALL_AHEAD = 16
 
 #: bit of ``advance``'s ``mode``: prefetch the next games' memory while stepping one
 MODE_PREFETCH = 8
@@ -389,6 +393,11 @@ def _advance_games(states, rngs, cfg, spec, dice, offs, rows, actions, learner, 
             prefetch_game_head(states, rows[i + HEAD_AHEAD])
         if prefetch and i + REST_AHEAD < rows.shape[0]:
             prefetch_game_rest(states, obs, masks, cfg, rows[i + REST_AHEAD])
+        if prefetch and i + SMALL_AHEAD < rows.shape[0]:
+            b_ahead = rows[i + SMALL_AHEAD]
+            prefetch_write(rngs, b_ahead, 0)
+            prefetch_write(rew, b_ahead, 0)
+            prefetch_write(rewards, b_ahead, 0)
         b = rows[i]
         st = states[b]
         rng = rngs[b]
