@@ -23,6 +23,15 @@ def _run(capsys, *argv):
     return code, out, err
 
 
+def _scalars(log_dir):
+    """Every scalar of the TensorBoard logs under ``log_dir``, by tag."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(log_dir))
+    acc.Reload()
+    return {tag: [e.value for e in acc.Scalars(tag)] for tag in acc.Tags()["scalars"]}
+
+
 def _arrays(path):
     with np.load(path, allow_pickle=False) as z:
         return {k: z[k] for k in z.files}
@@ -37,8 +46,9 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
     assert code == 0, err
     assert "vs heuristic, 2 seats each" in out
     labels = run_dir / "labels"
-    assert sorted(p.name for p in labels.iterdir()) == ["labels_0000000.npz", "labels_0000002.npz"]
-    first = {p.name: _arrays(p) for p in labels.iterdir()}
+    assert sorted(p.name for p in labels.iterdir()) == ["cpu_seconds.json", "labels_0000000.npz",
+                                                        "labels_0000002.npz"]
+    first = {p.name: _arrays(p) for p in labels.glob("labels_*.npz")}
     assert set(first["labels_0000000.npz"]) == {"obs", "mask", "heur", "search", "q", "n"}
     d = first["labels_0000000.npz"]
     assert len(d["heur"]) > 20 and d["mask"][np.arange(len(d["heur"])), d["heur"]].all()
@@ -50,6 +60,13 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
     assert all(r["games"] == 40 and r["interval"] == "over deals" for r in report["arena"])
     assert report["evaluation"]["head_to_head"]["seats_each"] == 2
     assert "| heuristic (2 seats each) |" in (run_dir / "report.md").read_text()
+    cpu = json.loads((labels / "cpu_seconds.json").read_text())
+    assert set(cpu) == set(first) and all(v > 0 for v in cpu.values())
+    assert report["labels"]["cpu_seconds_all"] == pytest.approx(sum(cpu.values()), abs=0.1)
+    assert report["labels"]["files_without_cpu_seconds"] == 0
+    events = _scalars(run_dir / "tb" / "distill")
+    assert {"fit/train_loss", "fit/held_out_loss", "fit/departs", "fit/mean_gain"} <= set(events)
+    assert events["fit/held_out_loss"] == [pytest.approx(report["fit"]["epochs"][0]["held_out_loss"])]
     meta = json.loads((run_dir / "policy.json").read_text())
     assert meta["trained_by"] == "uno-env distill --config classic4_distill" and meta["num_players"] == 4
     agent = NumpyPolicyAgent.load(run_dir / "policy.npz", deterministic=True)
@@ -58,8 +75,14 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
 
     # a margin no predicted gain reaches: the policy is the heuristic, choice for choice (the bonus on its choice is
     # what the margin is measured against, so a policy exported without it would play the network's noise)
-    code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", "fit.margin=1.0")
+    code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", "fit.margin=1.0",
+                        "--set", "tensorboard=false")
     assert code == 0, err
+    assert len(list((run_dir / "tb").rglob("events.out.tfevents*"))) == 1  # the first run's log, no new one
+    # nothing labelled in this session, yet the report still counts what every file took
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["labels"]["labelled_now"] == 0
+    assert report["labels"]["cpu_seconds_all"] == pytest.approx(sum(cpu.values()), abs=0.1)
     agent = NumpyPolicyAgent.load(run_dir / "policy.npz", deterministic=True)
     for arrays in first.values():
         assert (agent.act_batch(arrays["obs"], arrays["mask"].astype(np.int8)) == arrays["heur"]).all()
@@ -81,7 +104,12 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
     code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", "labels.games=6")
     assert code == 0, err
     assert (labels / "labels_0000004.npz").is_file() and (labels / "labels_0000000.npz").stat().st_mtime_ns == kept
-    assert json.loads((run_dir / "report.json").read_text())["labels"]["labelled_now"] == 1
+    report = json.loads((run_dir / "report.json").read_text())
+    assert report["labels"]["labelled_now"] == 1
+    cpu = json.loads((labels / "cpu_seconds.json").read_text())
+    assert sorted(cpu) == ["labels_0000000.npz", "labels_0000002.npz", "labels_0000004.npz"]
+    assert report["labels"]["cpu_seconds_all"] == pytest.approx(sum(cpu.values()), abs=0.1)
+    assert "over the run's sessions" in (run_dir / "report.md").read_text()
     # what the labels depend on cannot change in a run
     for override, key in (("seed=1", "seed"), ("labels.teacher=ismcts:sims=9", "labels.teacher"),
                           ("env.num_players=2", "env")):

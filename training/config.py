@@ -309,6 +309,8 @@ class DistillConfig:
     # torch threads for the fit (0 = torch's default)
     torch_threads: int = field(default=1, metadata=_meta(min=0, max=MAX_THREADS))
     progress_bar: bool = True
+    # a TensorBoard log of the fit in <run dir>/tb/distill
+    tensorboard: bool = True
     env: GameConfig = field(default_factory=lambda: GameConfig(num_players=4))
     labels: DistillLabelConfig = field(default_factory=DistillLabelConfig)
     fit: DistillFitConfig = field(default_factory=DistillFitConfig)

@@ -25,6 +25,8 @@ Run directory ``runs/<name>/``::
 
     config.yaml              the resolved config
     labels/labels_<N>.npz    labelled decisions of games N to N + chunk - 1 (pickle-free arrays)
+    labels/cpu_seconds.json  the CPU seconds each label file took (summed in the report across sessions)
+    tb/distill/              TensorBoard log of the fit (training loss per batch, held-out figures per epoch)
     policy.npz policy.json   the policy, pickle-free: what `uno-env evaluate` / `play` load
     report.md report.json    labels, fit and arena
 
@@ -58,7 +60,7 @@ from .config import (
 
 LABEL_KEYS = ("obs", "mask", "heur", "search", "q", "n")
 DEAL_SEED_BASE, SEARCH_SEED_BASE, SEED_STRIDE = 1_000_000, 10_000, 10**8
-CONFIG_FILE, LABELS_DIR = "config.yaml", "labels"
+CONFIG_FILE, LABELS_DIR, CPU_FILE = "config.yaml", "labels", "cpu_seconds.json"
 # what the labels depend on: a resumed run may not change them (labels.games may grow, the fit and arena may change)
 FIXED_ON_RESUME = ("seed", "env", "labels.teacher", "labels.chunk")
 
@@ -72,10 +74,12 @@ def _label_file(labels_dir: str, first: int) -> str:
     return os.path.join(labels_dir, f"labels_{first:07d}.npz")
 
 
-def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[str, int]:
-    """Label games ``first`` to ``first + games - 1`` into one file; returns its path and the decisions in it."""
+def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[str, int, float]:
+    """Label games ``first`` to ``first + games - 1`` into one file; returns its path, the decisions in it and the
+    CPU seconds the labelling took."""
     from uno_env.agents.registry import load_agent
 
+    cpu0 = time.process_time()
     game, players, rules, teacher, seed, first, games, path = job
     env = importlib.import_module(f"uno_env.{game}_v0").env(num_players=players, rules=rules)
     env.reset(seed=first)
@@ -109,7 +113,27 @@ def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[st
     with open(tmp, "wb") as fh:  # a file object: savez would append .npz to the name
         np.savez_compressed(fh, **arrays)
     os.replace(tmp, path)  # whole or absent: a stopped run leaves no half file for --resume to trust
-    return path, len(arrays["heur"])
+    return path, len(arrays["heur"]), time.process_time() - cpu0
+
+
+def _read_cpu_seconds(labels_dir: str) -> dict[str, float]:
+    """The labelling CPU seconds of each label file, as earlier sessions of the run recorded them ({} if none)."""
+    try:
+        with open(os.path.join(labels_dir, CPU_FILE), encoding="utf-8") as fh:
+            data = json.load(fh)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: float(v) for k, v in data.items()
+            if isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0}
+
+
+def _write_cpu_seconds(labels_dir: str, seconds: dict[str, float]) -> None:
+    path = os.path.join(labels_dir, CPU_FILE)
+    with open(path + ".partial", "w", encoding="utf-8") as fh:
+        json.dump(dict(sorted(seconds.items())), fh, indent=0)
+    os.replace(path + ".partial", path)
 
 
 def _read_labels(path: str) -> dict[str, np.ndarray] | None:
@@ -140,23 +164,34 @@ def label_games(cfg: DistillConfig, labels_dir: str, progress: bool = False) -> 
         if not (os.path.exists(path) and _read_labels(path) is not None):
             todo.append((env.game, env.num_players, rules, lab.teacher, cfg.seed, first, games, path))
     t0 = time.time()
+    # kept beside the files, so that a run stopped and resumed over several sessions still reports what all its
+    # labels cost (a file labelled again replaces its entry)
+    cpu = _read_cpu_seconds(labels_dir)
+
+    def done(result: tuple[str, int, float]) -> None:
+        cpu[os.path.basename(result[0])] = round(result[2], 2)
+        _write_cpu_seconds(labels_dir, cpu)
+        bar.update(1) if bar is not None else None
+
     bar = _bar(len(chunks), len(chunks) - len(todo), "label", progress)
     workers = min(lab.workers or available_cpus(), max(len(todo), 1))
     try:
         if workers <= 1:
             for job in todo:
-                _label_chunk(job)
-                bar.update(1) if bar is not None else None
+                done(_label_chunk(job))
         else:
             # spawn: a forked numba/OpenMP runtime is not safe to use in the child
             with multiprocessing.get_context("spawn").Pool(workers) as pool:
-                for _ in pool.imap_unordered(_label_chunk, todo):
-                    bar.update(1) if bar is not None else None
+                for result in pool.imap_unordered(_label_chunk, todo):
+                    done(result)
     finally:
         if bar is not None:
             bar.close()
+    names = [os.path.basename(_label_file(labels_dir, first)) for first, _ in chunks]
     return {"games": lab.games, "files": len(chunks), "labelled_now": len(todo),
-            "seconds": round(time.time() - t0, 1), "teacher": lab.teacher}
+            "seconds": round(time.time() - t0, 1), "teacher": lab.teacher,
+            "cpu_seconds_all": round(sum(cpu.get(n, 0.0) for n in names), 1),
+            "files_without_cpu_seconds": sum(n not in cpu for n in names)}
 
 
 def _bar(total: int, done: int, desc: str, progress: bool) -> Any:
@@ -182,10 +217,13 @@ def load_labels(cfg: DistillConfig, labels_dir: str) -> dict[str, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------------------- 2. fit
-def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str) -> dict[str, Any]:
+def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
+               log_dir: str | None = None) -> dict[str, Any]:
     """Fit the network to ``labels`` and save the policy at ``out_path`` (``.npz`` and ``.json``); returns the
     fit's figures (held-out loss per epoch and, for the advantage target, how often and by how much the teacher
-    expects the policy's departures from the heuristic to gain)."""
+    expects the policy's departures from the heuristic to gain).  With ``log_dir`` (and ``cfg.tensorboard``) the
+    training loss of every batch and the held-out figures of every epoch go to a TensorBoard log there, against
+    the labelled decisions trained on so far."""
     import torch
 
     from uno_env.agents.policy import save_policy_files
@@ -248,20 +286,38 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str)
         go = best > f.margin
         return {"departs": float(go.float().mean()), "mean_gain": float(gain[go].mean()) if go.any() else 0.0}
 
+    writer = None
+    if log_dir is not None and cfg.tensorboard:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(log_dir)
     t0 = time.time()
     epochs = []
-    for epoch in range(f.epochs):
-        shuffled = train_ix[torch.randperm(len(train_ix))]
-        for b in range(0, len(shuffled), f.batch_size):
-            loss = loss_of(shuffled[b:b + f.batch_size])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        with torch.no_grad():
-            row = {"epoch": epoch + 1, "held_out_loss": float(loss_of(val_ix)), **held_out()}
-        epochs.append(row)
-        print(f"fit epoch {row['epoch']}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"),
-              flush=True)
+    seen = 0
+    try:
+        for epoch in range(f.epochs):
+            shuffled = train_ix[torch.randperm(len(train_ix))]
+            for b in range(0, len(shuffled), f.batch_size):
+                batch = shuffled[b:b + f.batch_size]
+                loss = loss_of(batch)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                seen += len(batch)
+                if writer is not None:
+                    writer.add_scalar("fit/train_loss", loss.item(), seen)
+            with torch.no_grad():
+                row = {"epoch": epoch + 1, "held_out_loss": float(loss_of(val_ix)), **held_out()}
+            epochs.append(row)
+            print(f"fit epoch {row['epoch']}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"),
+                  flush=True)
+            if writer is not None:
+                for k, v in row.items():
+                    if k != "epoch":
+                        writer.add_scalar(f"fit/{k}", v, seen)
+    finally:
+        if writer is not None:
+            writer.close()
 
     weights = net.export()
     if not choice:
@@ -325,7 +381,10 @@ def write_report(run_dir: str, report: dict[str, Any]) -> None:
     lines = [f"# {report['name']}: {report['game']}, {n} players, distilled from `{lab['teacher']}`", "",
              f"`{report['command']}`: {report['wall_time_seconds'] / 60:.1f} minutes in this session "
              f"(labelling {lab['seconds']:.0f} s for {lab['labelled_now']} of {lab['files']} label files, fit "
-             f"{fit['seconds']:.0f} s, arena {report['evaluation']['seconds']:.0f} s).", "",
+             f"{fit['seconds']:.0f} s, arena {report['evaluation']['seconds']:.0f} s); labelling all {lab['files']} "
+             f"files took {lab['cpu_seconds_all'] / 60:.1f} CPU-minutes over the run's sessions"
+             + (f" ({lab['files_without_cpu_seconds']} of them not timed)" if lab["files_without_cpu_seconds"] else "")
+             + ".", "",
              f"- labels: {lab['games']:,} games of the heuristic, {fit['decisions']:,} decisions with a choice; the "
              f"teacher departs from the heuristic on {pct(fit['teacher_departs'])} of them",
              f"- fit ({report['config']['fit']['target']}, margin {report['config']['fit']['margin']:g}), held out "
@@ -354,7 +413,7 @@ def distill(cfg: DistillConfig, run_dir: str, progress: bool = True) -> dict[str
     labels_dir = os.path.join(run_dir, LABELS_DIR)
     lab = label_games(cfg, labels_dir, progress)
     policy_path = os.path.join(run_dir, "policy.npz")
-    fit = fit_policy(cfg, load_labels(cfg, labels_dir), policy_path)
+    fit = fit_policy(cfg, load_labels(cfg, labels_dir), policy_path, os.path.join(run_dir, "tb", "distill"))
     ev = evaluate_policy(cfg, policy_path, progress)
     report = {"name": cfg.name, "command": f"uno-env distill --config {cfg.name}", "game": cfg.env.game,
               "num_players": cfg.env.num_players, "seed": cfg.seed, "labels": lab, "fit": fit, "evaluation": ev,
