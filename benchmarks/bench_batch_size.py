@@ -9,10 +9,15 @@ legal mask rows that every step writes.  With more than two ``--batches`` (a swe
 ``uno_env.vector.PREFETCH_MIN_BYTES``; ``--prefetch-ab`` instead alternates bursts with and without prefetching at
 each batch size and prints the median of the pairs' ratios (without/with) and its quartiles: how that threshold was
 chosen.  ``--threads 0`` measures the env as users get it, on its default threads, in wall time (CPU time would
-count the helpers' spinning between steps, which costs a user's wall clock nothing).
+count the helpers' spinning between steps, which costs a user's wall clock nothing).  ``--memory`` adds, beside
+each row, the same comparison for memory traffic alone: a compiled pass over arrays of the env's shapes that reads
+one entry of every cache line of each state row and writes each observation and mask row whole, every step's
+bytes with none of its work.  Its big/small ratio is what the caches this machine gives one core make of the
+batch's size; the simulator's ratio above it is how much of that its prefetching hides.
 
     python benchmarks/bench_batch_size.py [--games classic pocket dice] [--players 2 4] [--batches 1024 8192 ...]
-                                          [--bursts 9] [--burst 0.3] [--threads 1] [--prefetch-ab] [--json out.json]
+                                          [--bursts 9] [--burst 0.3] [--threads 1] [--prefetch-ab] [--memory]
+                                          [--json out.json]
 """
 from __future__ import annotations
 
@@ -22,6 +27,9 @@ import os
 import statistics
 import time
 from pathlib import Path
+
+import numpy as np
+from numba import njit
 
 from uno_env._threads import resolve_num_threads
 from uno_env.vector import PREFETCH_MIN_BYTES, RandomLegalPolicy, UnoVectorEnv
@@ -39,6 +47,34 @@ def burst(env: UnoVectorEnv, policy: RandomLegalPolicy, seconds: float, wall: bo
         env.step(policy.act_batch(obs, masks))
         calls += 1
     return calls * env.num_envs / (clock() - t0)
+
+
+@njit(cache=False, boundscheck=False)
+def memory_pass(states, obs, masks):  # pragma: no cover - compiled
+    """One entry of every 64-byte line of each state row read, each observation and mask row written: a step's
+    bytes without its work (the sum keeps the reads from being optimised away)."""
+    total = 0
+    line = 64 // states.itemsize
+    for b in range(states.shape[0]):
+        s = 0
+        for j in range(0, states.shape[1], line):
+            s += states[b, j]
+        for j in range(obs.shape[1]):
+            obs[b, j] = s
+        for j in range(masks.shape[1]):
+            masks[b, j] = s & 1
+        total += s
+    return total
+
+
+def memory_burst(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], seconds: float) -> float:
+    """Game rows per CPU-second of :func:`memory_pass` over ``arrays`` for a burst of ``seconds``."""
+    memory_pass(*arrays)
+    calls, t0 = 0, time.process_time()
+    while time.process_time() - t0 < seconds:
+        memory_pass(*arrays)
+        calls += 1
+    return calls * arrays[0].shape[0] / (time.process_time() - t0)
 
 
 def prefetch_ab(args: argparse.Namespace) -> None:
@@ -84,6 +120,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1,
                         help="simulator threads (num_threads); 0 = the env's default. Other than 1, bursts are timed "
                              "and counted in wall time")
+    parser.add_argument("--memory", action="store_true",
+                        help="also time a pass over arrays of the env's shapes that only moves a step's bytes")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     if args.threads < 0:
@@ -104,8 +142,12 @@ def main() -> None:
     header = f"{'game':<9}{'players':>7}{'row bytes':>11}{'obs+mask':>10}" + "".join(f"{f'B={b}':>13}" for b in batches)
     if len(batches) == 2:
         header += f"{'big/small':>11}   pairs: median [quartiles]"
+        if args.memory:
+            header += f"{'memory only: big/small':>26}"
     else:
         header += "".join(f"{f'{b}/{small}':>12}" for b in batches[1:])
+        if args.memory:
+            header += "   memory only:" + "".join(f"{f'{b}/{small}':>12}" for b in batches[1:])
     print(header)
     out = {}
     for game in args.games:
@@ -114,10 +156,15 @@ def main() -> None:
             for env in envs.values():
                 env.reset()
             runs: dict[int, list[float]] = {b: [] for b in batches}
+            memory: dict[int, list[float]] = {b: [] for b in batches}
+            # copies of the env's arrays (same shapes and dtypes), so the pass leaves the games alone
+            copies = {b: (e.states.copy(), e.observations.copy(), e.masks.copy()) for b, e in envs.items()}
             policy = RandomLegalPolicy(0)
             for i in range(args.bursts):
                 for b in (batches if i % 2 == 0 else batches[::-1]):
                     runs[b].append(burst(envs[b], policy, args.burst, wall))
+                    if args.memory:
+                        memory[b].append(memory_burst(copies[b], args.burst))
             med = {b: statistics.median(v) for b, v in runs.items()}
             row_bytes = envs[small].states[0].nbytes
             io_bytes = envs[small].observations[0].nbytes + envs[small].masks[0].nbytes
@@ -126,11 +173,18 @@ def main() -> None:
             if len(batches) == 2 and args.bursts >= 2:  # each burst of the big batch against the small one's beside it
                 q1, q2, q3 = statistics.quantiles([a / b for a, b in zip(runs[batches[1]], runs[small])], n=4)
                 line += f"   {q2:.2f} [{q1:.2f}, {q3:.2f}]"
+                if args.memory:
+                    line += f"{statistics.median(memory[batches[1]]) / statistics.median(memory[small]):>26.2f}"
+            elif args.memory:
+                line += "              " + "".join(
+                    f"{statistics.median(memory[b]) / statistics.median(memory[small]):>12.2f}" for b in batches[1:])
             print(line, flush=True)
             for env in envs.values():
                 env.close()
             out[f"{game}/{n}p"] = {"row_bytes": row_bytes, "obs_mask_bytes": io_bytes,
                                    "runs": {str(b): v for b, v in runs.items()}}
+            if args.memory:
+                out[f"{game}/{n}p"]["memory_only"] = {str(b): v for b, v in memory.items()}
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
     if args.json:
         args.json.write_text(json.dumps(out, indent=2))
