@@ -151,3 +151,15 @@ def test_the_packaged_config_is_the_shipped_policys():
     meta = json.loads(resources.files("uno_env.agents.policies").joinpath("classic_4p.json").read_text())
     assert meta["trained_by"] == "uno-env distill --config classic4_distill"
     assert (meta["margin"], meta["target"]) == (cfg.fit.margin, cfg.fit.target)
+
+
+def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):
+    from uno_env.training.distill import CPU_FILE, _read_cpu_seconds
+
+    (tmp_path / CPU_FILE).write_text('{"a.npz": 1.5, "b.npz": NaN, "c.npz": Infinity, "d.npz": -1, "e.npz": true, '
+                                     '"f.npz": "2"}')
+    assert _read_cpu_seconds(str(tmp_path)) == {"a.npz": 1.5}
+    (tmp_path / CPU_FILE).write_text('{"a.npz": 1.')
+    assert _read_cpu_seconds(str(tmp_path)) == {}
+    (tmp_path / CPU_FILE).unlink()
+    assert _read_cpu_seconds(str(tmp_path)) == {}

@@ -125,8 +125,9 @@ def _read_cpu_seconds(labels_dir: str) -> dict[str, float]:
         return {}
     if not isinstance(data, dict):
         return {}
+    # an entry that is not a plain count of seconds is left out: the report then counts its file as not timed
     return {k: float(v) for k, v in data.items()
-            if isinstance(k, str) and isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0}
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf")}
 
 
 def _write_cpu_seconds(labels_dir: str, seconds: dict[str, float]) -> None:
