@@ -2,7 +2,7 @@
 
     uno-env distill --config classic4_distill            # runs/classic4_distill/: labels, policy, report
     uno-env distill --config classic4_distill --resume   # finish a stopped run; the label files written are kept
-    uno-env distill --config classic4_distill --resume --set labels.games=9600   # label more games, fit again
+    uno-env distill --config classic4_distill --resume --set labels.games=38400  # label more games, fit again
 
 Search distillation in three steps, each readable on its own below:
 
@@ -485,7 +485,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                     "the defaults of training/config.py (DistillConfig)",
         resume_help="continue the run: label files already written are kept (the saved config is used; --set still "
                     "applies, labels.games may grow)",
-        set_example="--set labels.games=9600")
+        set_example="--set labels.games=38400")
 
 
 def run(args: argparse.Namespace) -> int:
