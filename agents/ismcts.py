@@ -177,8 +177,8 @@ _PRUNE_BATCH = 10
 #: policy's; ``ppo``: the shipped trained policy of the table, run on the seat's observation)
 PRIORS = ("rollout", "ppo")
 #: the tables where the search improves on the shipped policy by default (2 players in every game: the README's
-#: arena shows it beats both that policy and the heuristic).  4-player classic's policy is distilled from this
-#: search with the heuristic as its base; searching from it instead has not been measured against searching from the
+#: arena shows it beats both that policy and the heuristic).  The 4-player policies are distilled from this search
+#: with the heuristic as its base; searching from them instead has not been measured against searching from the
 #: heuristic, so there the search keeps improving on the heuristic
 PRIOR_PPO_TABLES = frozenset({("classic", 2), ("pocket", 2), ("dice", 2)})
 MAX_SIMS = 1_000_000

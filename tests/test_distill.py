@@ -143,13 +143,14 @@ def test_bad_configs_are_refused_by_key(override, words):
     assert words in str(info.value)
 
 
-def test_the_packaged_config_is_the_shipped_policys():
+@pytest.mark.parametrize("config, game", [("classic4_distill", "classic"), ("pocket4_distill", "pocket")])
+def test_the_packaged_config_is_the_shipped_policys(config, game):
     from importlib import resources
 
-    cfg = load_distill_config("classic4_distill")
-    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == ("classic", 4, "ismcts")
-    meta = json.loads(resources.files("uno_env.agents.policies").joinpath("classic_4p.json").read_text())
-    assert meta["trained_by"] == "uno-env distill --config classic4_distill"
+    cfg = load_distill_config(config)
+    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, 4, "ismcts")
+    meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_4p.json").read_text())
+    assert meta["trained_by"] == f"uno-env distill --config {config}"
     assert (meta["margin"], meta["target"]) == (cfg.fit.margin, cfg.fit.target)
 
 

@@ -513,8 +513,8 @@ def test_prior_arguments_are_checked():
         ISMCTSAgent(g, prior="heuristic")
     with pytest.raises(ValueError, match="prior=ppo needs mode=flat"):
         ISMCTSAgent(g, prior="ppo", mode="tree")
-    with pytest.raises(UnknownAgentError, match="no shipped policy for 'pocket' with 4 players"):
-        ISMCTSAgent(_game("pocket", 4), prior="ppo")
+    with pytest.raises(UnknownAgentError, match="no shipped policy for 'pocket' with 3 players"):
+        ISMCTSAgent(_game("pocket", 3), prior="ppo")
     assert load_agent("ismcts:prior=rollout", game=g).prior == "rollout"
 
 
