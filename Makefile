@@ -54,11 +54,11 @@ train: $(STAMP)
 	$(BIN)/uno-env train --config $(TRAIN_CONFIG) $(if $(wildcard runs/$(TRAIN_CONFIG)/checkpoints),--resume,)
 
 # every shipped policy's run, one after the other (each resumes where it stopped): 2-player classic, pocket and
-# dice with PPO, then 4-player classic and pocket distilled from the search (PPO's classic4_ppo ends level with the
+# dice with PPO, then 4-player classic, pocket and dice distilled from the search (PPO's classic4_ppo ends level with the
 # heuristic there: `uno-env train --config classic4_ppo`); `python tools/ship_policy.py runs/<config>` ships a run's
 # policy
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo
-DISTILL_ALL = classic4_distill pocket4_distill
+DISTILL_ALL = classic4_distill pocket4_distill dice4_distill
 train-all: $(STAMP)
 	for c in $(TRAIN_ALL); do \
 		$(BIN)/uno-env train --config $$c $$(test -d runs/$$c/checkpoints && echo --resume) || exit 1; \

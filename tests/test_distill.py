@@ -117,13 +117,38 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
         assert code == 2 and f"--resume: {key} cannot change" in err, err
 
 
+def test_a_small_dice_run_labels_the_dice_heuristics_states(tmp_path, capsys):
+    """UNO Dice's labels hold the dice heuristic's choices (the network's advice input there) and the tree search's
+    per-action figures, and the policy fitted to them plays the 4-player game."""
+    from uno_env.agents.policy import NumpyPolicyAgent, heuristic_advisor
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+    from uno_env.training.evaluate import run_arena
+
+    run_dir = tmp_path / "dice"
+    code = main(["distill", "--config", "dice4_distill", "--run-dir", str(run_dir), *SMALL])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    d = _arrays(run_dir / "labels" / "labels_0000000.npz")
+    meta = json.loads((run_dir / "policy.json").read_text())
+    assert (meta["game"], meta["num_players"]) == ("dice", 4)
+    advise = heuristic_advisor(Game(make_rules("dice", 4, "standard")))
+    assert (advise(d["obs"], d["mask"]) == d["heur"]).all()
+    legal = d["mask"] & (d["n"] > 0)  # the tree visits only legal actions, and some of them
+    assert (d["n"][~d["mask"]] == 0).all() and legal.any(axis=1).all()
+    assert ((d["q"][legal] >= 0) & (d["q"][legal] <= 1)).all()
+    agent = NumpyPolicyAgent.load(run_dir / "policy.npz", deterministic=True)
+    res = run_arena([agent, "random"], game="dice", num_players=4, games=8, seed=0)
+    assert res.agents[0].games == 8
+
+
 def test_resume_needs_a_run(tmp_path, capsys):
     code, _, err = _run(capsys, "--run-dir", tmp_path / "none", "--resume", *SMALL)
     assert code == 2 and "--resume: no distillation run at" in err
 
 
 @pytest.mark.parametrize("override, words", [
-    ("env.game=dice", "'env.game': uno-env distill supports 'classic' and 'pocket'"),
+    ("env.game=chess", "'env.game'"),
     ("labels.teacher=heuristic", "'labels.teacher': an ismcts agent spec"),
     ("labels.teacher=ismcts:sims=-1", "'labels.teacher'"),
     ("labels.teacher=ismcts:simz=10", "'labels.teacher'"),
@@ -143,7 +168,8 @@ def test_bad_configs_are_refused_by_key(override, words):
     assert words in str(info.value)
 
 
-@pytest.mark.parametrize("config, game", [("classic4_distill", "classic"), ("pocket4_distill", "pocket")])
+@pytest.mark.parametrize("config, game", [("classic4_distill", "classic"), ("pocket4_distill", "pocket"),
+                                          ("dice4_distill", "dice")])
 def test_the_packaged_config_is_the_shipped_policys(config, game):
     from importlib import resources
 
@@ -151,7 +177,9 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
     assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, 4, "ismcts")
     meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_4p.json").read_text())
     assert meta["trained_by"] == f"uno-env distill --config {config}"
-    assert (meta["margin"], meta["target"]) == (cfg.fit.margin, cfg.fit.target)
+    margin = cfg.fit.margin if cfg.fit.target == "advantage" else None  # the choice fit has no margin
+    assert (meta["margin"], meta["target"]) == (margin, cfg.fit.target)
+    assert meta["policy"]["net_arch"] == list(cfg.fit.net_arch)
 
 
 def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):

@@ -51,7 +51,7 @@ def test_the_agent_picks_the_file_of_the_table(tmp_path, monkeypatch):
 @pytest.mark.parametrize("name", SHIPPED)
 def test_policy_files_are_small_and_say_how_they_were_made(name):
     npz, meta = POLICIES / f"{name}.npz", json.loads((POLICIES / f"{name}.json").read_text())
-    assert npz.stat().st_size < 600_000
+    assert npz.stat().st_size < 800_000  # float16 [256, 256] (dice_4p) is 710 KB; the wheel carries every one
     assert f"{meta['game']}_{meta['num_players']}p" == name
     assert meta["trained_by"].startswith(("uno-env train --config", "uno-env distill --config"))
     assert meta["final_arena"]

@@ -930,9 +930,6 @@ def _validate_distill(cfg: DistillConfig) -> None:
 
     _check_name(cfg.name)
     env = cfg.env
-    if env.game not in ("classic", "pocket"):
-        raise ConfigError(f"config key 'env.game': uno-env distill supports 'classic' and 'pocket' (the network's "
-                          f"advice input is the card games' heuristic), got {_show(env.game)}")
     try:
         rules = make_rules(env.game, env.num_players, env.rules)
     except ConfigError:

@@ -377,7 +377,8 @@ def write_report(run_dir: str, report: dict[str, Any]) -> None:
         fh.write("\n")
     n = report["num_players"]
     pct = lambda x: f"{100 * x:.1f}%"  # noqa: E731
-    lab, fit = report["labels"], report["fit"]
+    lab, fit, fit_cfg = report["labels"], report["fit"], report["config"]["fit"]
+    margin = f", margin {fit_cfg['margin']:g}" if fit_cfg["target"] == "advantage" else ""  # only that fit uses it
     epochs = "; ".join(", ".join(f"{k} {v:.4g}" for k, v in e.items()) for e in fit["epochs"])
     lines = [f"# {report['name']}: {report['game']}, {n} players, distilled from `{lab['teacher']}`", "",
              f"`{report['command']}`: {report['wall_time_seconds'] / 60:.1f} minutes in this session "
@@ -388,8 +389,7 @@ def write_report(run_dir: str, report: dict[str, Any]) -> None:
              + ".", "",
              f"- labels: {lab['games']:,} games of the heuristic, {fit['decisions']:,} decisions with a choice; the "
              f"teacher departs from the heuristic on {pct(fit['teacher_departs'])} of them",
-             f"- fit ({report['config']['fit']['target']}, margin {report['config']['fit']['margin']:g}), held out "
-             f"{fit['held_out']:,}: {epochs}",
+             f"- fit ({fit_cfg['target']}{margin}), held out {fit['held_out']:,}: {epochs}",
              "", "| opponent | games | win rate | interval | even share |", "|---|---|---|---|---|"]
     for r in report["evaluation"]["arena"]:
         lines.append(f"| {r['opponent']} (one seat against {n - 1}) | {r['games']:,} | {pct(r['win_rate'])} | "
