@@ -240,14 +240,20 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
     heur = labels["heur"].astype(np.int64)
     rows = np.arange(len(heur))
     keep = labels["n"][rows, heur] > 0  # the heuristic's choice was sampled (always, unless the search stopped early)
-    d = {k: v[keep] for k, v in labels.items()}
+    # the labels are most of the memory a fit takes (observations as float32, per-action win rates): no copy of them
+    # where none is needed (a million decisions of 4-player dice are about 6 GB)
+    d = labels if keep.all() else {k: v[keep] for k, v in labels.items()}
     heur, rows = heur[keep], np.arange(int(keep.sum()))
     if len(heur) < 2:
         raise DistillError(f"{len(heur)} labelled decisions: too few to fit; label more games (labels.games)")
-    n = d["n"].astype(np.float32)
-    adv = np.where(n > 0, d["q"] - d["q"][rows, heur][:, None], 0.0).astype(np.float32)
-    weight = np.where(n > 0, np.minimum(n, n[rows, heur][:, None]), 0.0).astype(np.float32)
-    weight[rows, heur] = 0.0
+    choice = f.target == "choice"
+    adv = weight = np.zeros((0, 0), np.float32)  # the advantage target's regression targets and weights only
+    if not choice:
+        n = d["n"].astype(np.float32)
+        adv = np.where(n > 0, d["q"] - d["q"][rows, heur][:, None], 0.0).astype(np.float32)
+        weight = np.where(n > 0, np.minimum(n, n[rows, heur][:, None]), 0.0).astype(np.float32)
+        weight[rows, heur] = 0.0
+        del n
     teacher = d["search"].astype(np.int64)
     order = np.random.default_rng(cfg.seed).permutation(len(heur))
     cut = max(1, min(len(order) - 1, int(round(len(order) * (1.0 - f.validation))))) if f.validation else len(order)
@@ -256,24 +262,27 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
 
     rules = make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules)
     game = Game(rules)
-    choice = f.target == "choice"
     net = ActorCritic(game.obs_dim, game.num_actions, f.net_arch, "relu", "symlog", True, True, "heuristic",
                       1.0 if choice else 0.0)
     mask = torch.from_numpy(d["mask"])
     H = torch.from_numpy(heur)
-    X = net.features(torch.from_numpy(d["obs"].astype(np.float32)), mask, H)
+    OBS = torch.from_numpy(np.asarray(d["obs"], dtype=np.float32))  # no copy of float32 labels
+
+    def inputs(ix: torch.Tensor) -> torch.Tensor:
+        # the network's input built per batch, not for every decision at once (row-wise: the same values either way)
+        return net.features(OBS[ix], mask[ix], H[ix])
     L, ADV, W = torch.from_numpy(teacher), torch.from_numpy(adv), torch.from_numpy(weight)
     opt = torch.optim.AdamW(net.parameters(), lr=f.learning_rate, weight_decay=f.weight_decay)
 
     def loss_of(ix: torch.Tensor) -> torch.Tensor:
-        logits, _ = net.heads(X[ix])
+        logits, _ = net.heads(inputs(ix))
         if choice:
             return torch.nn.functional.cross_entropy(logits.masked_fill(~mask[ix], -1e9), L[ix])
         rel = logits - logits.gather(1, H[ix][:, None])
         return ((rel - ADV[ix]) ** 2 * W[ix]).sum() / W[ix].sum().clamp(min=1e-6)
 
     def held_out() -> dict[str, float]:
-        logits, _ = net.heads(X[val_ix])
+        logits, _ = net.heads(inputs(val_ix))
         m, h = mask[val_ix], H[val_ix]
         if choice:
             pred = logits.masked_fill(~m, -1e9).argmax(-1)
