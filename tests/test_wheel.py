@@ -17,6 +17,9 @@ Fast (about 20 s) without proving less:
   (0.60 and later) keys a cached function by the content hash of its source, and the core's kernels also by every
   core module's contents (``core/_cache.py``), so a cache entry is used only for identical sources, which the
   test checks file by file before copying. Any function the tree's cache lacks compiles in the fresh venv.
+
+Slow (3-4 minutes): the wheel as ``pip install .`` builds it, with numba's cache compiled into it, starts a fresh
+install with nothing compiled on first use, both writable and mounted read-only.
 """
 from __future__ import annotations
 
@@ -33,6 +36,7 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
+from first_steps import clean_env, run_first_steps
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -40,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # source folder in the checkout -> its installed package path (pyproject.toml's package-dir)
 MAPPED = {"uno_env": "uno_env", "agents": "uno_env/agents", "training": "uno_env/training",
           "configs": "uno_env/configs"}
-BUILD_INPUTS = ("pyproject.toml", "README.md", "LICENSE")
+BUILD_INPUTS = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "build_support/uno_env_build.py")
 NOT_SHIPPED = {"agents/policies/README.md"}  # the folder's note for maintainers
 
 USER_SCRIPT = textwrap.dedent('''
@@ -81,8 +85,8 @@ USER_SCRIPT = textwrap.dedent('''
 ''')
 
 
-def _run(cmd, **kw) -> subprocess.CompletedProcess:
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, **kw)
+def _run(cmd, timeout: float = 600, **kw) -> subprocess.CompletedProcess:
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, **kw)
     assert r.returncode == 0, f"{cmd}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
     return r
 
@@ -98,24 +102,29 @@ def _installed_name(rel: str) -> str:
     return f"{MAPPED[top]}/{rest}"
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel, built from a copy of the sources; fails on any build warning."""
-    tmp = tmp_path_factory.mktemp("wheel")
+def _build_wheel(tmp: Path, precompile: bool) -> Path:
+    """The wheel, built from a copy of the sources, with or without numba's cache; fails on any build warning."""
     src = tmp / "src"
     for rel in [*BUILD_INPUTS, *_source_files()]:
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, src / rel)
     # PYTHONDONTWRITEBYTECODE would make setuptools warn that byte-compiling is off: a setting, not the packaging
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env = {k: v for k, v in clean_env(UNO_ENV_PRECOMPILE="1" if precompile else "0").items()
+           if k != "PYTHONDONTWRITEBYTECODE"}
     r = _run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation", "--no-index",
-              "--disable-pip-version-check", "-v", "-w", str(tmp / "dist")], env=env)
+              "--disable-pip-version-check", "-v", "-w", str(tmp / "dist")], env=env, timeout=1800)
     # pip's own notes about unreachable package index locations are not the build's
     warnings = [line for line in (r.stdout + r.stderr).splitlines()
                 if "warn" in line.lower() and "is ignored: it is neither a file nor a directory" not in line]
     assert not warnings, "\n".join(warnings)
     (built,) = (tmp / "dist").glob("uno_env-*.whl")
     return built
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel without numba's cache (a build that compiles takes minutes; the slow test below does)."""
+    return _build_wheel(tmp_path_factory.mktemp("wheel"), precompile=False)
 
 
 def test_wheel_metadata_and_contents(wheel):
@@ -190,8 +199,8 @@ def _copy_numba_cache(site: Path) -> int:
     return copied
 
 
-def test_wheel_installs_and_plays_next_to_a_users_agents_package(wheel, tmp_path):
-    start = time.perf_counter()
+def _fresh_venv(wheel: Path, tmp_path: Path) -> tuple[Path, Path]:
+    """A new virtualenv with the wheel installed and the core dependencies linked in: its python and its site."""
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
     py = venv / "bin" / "python"
@@ -201,6 +210,13 @@ def test_wheel_installs_and_plays_next_to_a_users_agents_package(wheel, tmp_path
     (site / "uno_env_test_deps.pth").write_text(f"{tmp_path / 'deps'}\n")
     _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "-q",
           "--disable-pip-version-check", str(wheel)])
+    return py, site
+
+
+def test_wheel_installs_and_plays_next_to_a_users_agents_package(wheel, tmp_path):
+    start = time.perf_counter()
+    py, site = _fresh_venv(wheel, tmp_path)
+    venv = tmp_path / "venv"
     _copy_numba_cache(site)
 
     project = tmp_path / "project"
@@ -221,3 +237,52 @@ def test_wheel_installs_and_plays_next_to_a_users_agents_package(wheel, tmp_path
     r = subprocess.run([str(cli), "train-rllib"], cwd=project, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode != 0 and "pip install 'uno-env[train,rllib]'" in r.stderr, r.stdout + r.stderr
     print(f"install and play: {time.perf_counter() - start:.1f} s")
+
+
+# ------------------------------------------------------------------------------------- numba's cache in the wheel
+def _read_only_runner(site: Path, python: Path) -> list[str] | None:
+    """A command that runs ``python`` with ``site`` read-only, or None where this machine cannot make one.
+
+    As root no permission bit stops a write, so the directory is mounted read-only in a mount namespace of the
+    command's own (``unshare -m``); another user gets its write bits removed (the test puts them back)."""
+    if os.geteuid() != 0:
+        for path in [site, *site.rglob("*")]:
+            path.chmod(path.stat().st_mode & ~0o222)
+        return [str(python)]
+    mount = 'mount --bind "$0" "$0" && mount -o remount,bind,ro "$0" && exec "$@"'
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", mount, str(site), "sh", "-c", f"! touch {site}/probe"],
+                           capture_output=True)
+    return ["unshare", "-m", "sh", "-c", mount, str(site), str(python)] if probe.returncode == 0 else None
+
+
+@pytest.mark.slow  # the build compiles every kernel: 3-4 minutes on an idle 2-core machine
+def test_a_fresh_install_of_the_wheel_starts_warm_even_read_only(tmp_path):
+    # the build tree's cache holds only what `uno-env precompile` compiled, so a miss here is also a kernel that
+    # step does not reach
+    built = _build_wheel(tmp_path, precompile=True)
+    with zipfile.ZipFile(built) as zf:
+        shipped = [n for n in zf.namelist() if n.endswith((".nbi", ".nbc"))]
+    assert any(n.startswith("uno_env/core/__pycache__/") for n in shipped), "the wheel carries no numba cache"
+    py, site = _fresh_venv(built, tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+
+    user_cache = tmp_path / "user-cache"
+    first = run_first_steps([str(py)], empty, clean_env(XDG_CACHE_HOME=str(user_cache)))
+    assert Path(first["uno_env"]).is_relative_to(site), f"imported {first['uno_env']}, not the fresh install"
+    assert first["misses"] == {}, f"a fresh install of the wheel compiled on first use: {first['misses']}"
+    assert not list(user_cache.rglob("*.nbi")), "a writable installation should use its own cache"
+
+    # a read-only installation (an Apptainer image, a root-owned environment run by a user): numba cannot use a
+    # cache where it cannot write, so uno_env copies the installed one into the user's cache first
+    runner = _read_only_runner(site, py)
+    try:
+        if runner is None:
+            pytest.skip("this machine cannot make the installation read-only (unshare -m is not permitted)")
+        read_only_cache = tmp_path / "read-only-user-cache"
+        first = run_first_steps(runner, empty, clean_env(XDG_CACHE_HOME=str(read_only_cache)))
+        assert first["misses"] == {}, f"a read-only install compiled on first use: {first['misses']}"
+        assert list(read_only_cache.rglob("*.nbi")), "the installed cache was not copied into the user's cache"
+    finally:
+        for path in [site, *site.rglob("*")] if os.geteuid() != 0 else []:
+            path.chmod(path.stat().st_mode | 0o200)

@@ -1,10 +1,12 @@
 """Compile every kernel the shells use, once, into numba's on-disk cache: ``uno-env precompile``.
 
 The rules core is compiled by numba on first use. Compiling all of it takes 20-45 s on a 2-core machine; the
-cache (``__pycache__`` beside the sources, keyed by the sources' contents and this CPU) makes every later start
-take about 2 s. ``make``'s set-up runs this step right after installing, so a fresh checkout never pays the
-compilation inside a test, a training run or a notebook. Run it yourself after ``pip install uno-env`` in a
-container image or on a cluster node (``RUN uno-env precompile``) so that workers start warm.
+cache (``__pycache__`` beside the sources, keyed by the sources' contents, the numba version and this CPU) makes
+every later start take under a second. ``make``'s set-up runs this step right after installing, so a fresh
+checkout never pays the compilation inside a test, a training run or a notebook, and a wheel built from the
+sources runs it on its build tree and ships the cache (``build_support/uno_env_build.py``). Run it yourself where
+an installed cache does not fit, for example a wheel built on another CPU model, in a container image or on a
+cluster node (``RUN uno-env precompile``), so that workers start warm.
 
 It plays a few steps of every game through each shell (AEC, Gymnasium, the two batched faces), which compiles
 exactly the specialisations those shells call; nothing here is a second list of kernels to keep in sync.

@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import tempfile
 from typing import Any, cast
+
+_seeded: set[tuple[str, str]] = set()
 
 
 def track_dependencies(module_file: str, dependencies: list[str]) -> None:
@@ -38,12 +42,53 @@ def track_dependencies(module_file: str, dependencies: list[str]) -> None:
             for base in bases:
                 loc = base.from_function(py_func, py_file)
                 if loc is not None:
+                    seed_from_installed_cache(py_file, loc.get_cache_path())
                     own = loc.get_source_stamp
                     loc.get_source_stamp = lambda own=own: (own(), extra)
                     return loc
             return None
 
     impl._locator_classes = [cast(Any, DependencyAwareLocator), *bases]
+
+
+def seed_from_installed_cache(module_file: str, cache_path: str) -> None:
+    """Copy the kernels an installation ships beside ``module_file`` into ``cache_path`` when numba cannot use them.
+
+    A wheel carries numba's cache in ``__pycache__`` beside the sources (``build_support/uno_env_build.py``), and
+    ``uno-env precompile`` run as root fills the same place. numba reads that cache only where it may also write:
+    in a read-only installation (an Apptainer image, a root-owned environment run by a user) it picks the user's
+    cache instead and would compile everything again. This copies the module's index and data files there first,
+    once per process; the source stamps are content hashes, so the copies are valid wherever the sources are the
+    same. A writable tree is left alone: numba uses it directly, and ``NUMBA_CACHE_DIR`` beside a writable tree
+    is a deliberate separate cache. Copying is only a shortcut: whatever it misses, numba compiles.
+    """
+    installed = os.path.join(os.path.dirname(os.path.abspath(module_file)), "__pycache__")
+    target = os.path.abspath(cache_path)
+    key = (os.path.abspath(module_file), target)
+    if target == installed or key in _seeded:
+        return
+    _seeded.add(key)
+    if not os.path.isdir(installed) or os.access(installed, os.W_OK):
+        return
+    prefix = os.path.splitext(os.path.basename(module_file))[0] + "."
+    try:
+        names = [n for n in os.listdir(installed) if n.startswith(prefix) and n.endswith((".nbi", ".nbc"))]
+        for name in names:
+            source, copy = os.path.join(installed, name), os.path.join(target, name)
+            # a newer copy is numba's own (it added specialisations) or an earlier seed: keep it
+            if os.path.exists(copy) and os.path.getmtime(copy) >= os.path.getmtime(source):
+                continue
+            # another process may read the file while this one writes it: write aside, then rename
+            fd, partial = tempfile.mkstemp(dir=target, prefix=name, suffix=".part")
+            os.close(fd)
+            try:
+                shutil.copy2(source, partial)
+                os.replace(partial, copy)
+            finally:
+                if os.path.exists(partial):
+                    os.remove(partial)
+    except OSError:
+        return
 
 
 def rule_sources() -> list[str]:
