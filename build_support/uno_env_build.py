@@ -3,7 +3,7 @@
 numba compiles the rules core on a process's first use (25-45 s on a 2-core machine) and keeps the result in
 ``__pycache__`` beside the sources, keyed by their contents, the numba version and the CPU. A wheel built here
 runs ``uno-env precompile`` on its own build tree, so that tree's ``__pycache__`` ships inside the wheel and a
-fresh ``pip install`` starts warm (about 2 s from ``import uno_env`` to the first step) instead of compiling.
+fresh ``pip install`` starts warm (under a second from ``import uno_env`` to the first step) instead of compiling.
 
 The cache is only valid for the numba version and the CPU model of the build: ``pip install`` from the source
 tree or an sdist builds on the machine that will run it. A wheel taken to another CPU model (or installed beside

@@ -57,10 +57,14 @@ def seed_from_installed_cache(module_file: str, cache_path: str) -> None:
     A wheel carries numba's cache in ``__pycache__`` beside the sources (``build_support/uno_env_build.py``), and
     ``uno-env precompile`` run as root fills the same place. numba reads that cache only where it may also write:
     in a read-only installation (an Apptainer image, a root-owned environment run by a user) it picks the user's
-    cache instead and would compile everything again. This copies the module's index and data files there first,
-    once per process; the source stamps are content hashes, so the copies are valid wherever the sources are the
-    same. A writable tree is left alone: numba uses it directly, and ``NUMBA_CACHE_DIR`` beside a writable tree
-    is a deliberate separate cache. Copying is only a shortcut: whatever it misses, numba compiles.
+    cache instead and would compile everything again. This copies the module's cached functions there first, once
+    per process; the source stamps are content hashes, so the copies are valid wherever the sources are the same.
+
+    A function is copied whole (its data files, then its index) and only where the target holds no file of it:
+    numba's own entries are never overwritten, so no index can end up naming another generation's data, even
+    with another process reading. A writable tree is left alone: numba uses it directly, and ``NUMBA_CACHE_DIR``
+    beside a writable tree is a deliberate separate cache. Copying is only a shortcut: whatever it misses (or an
+    older entry it leaves in place), numba compiles.
     """
     installed = os.path.join(os.path.dirname(os.path.abspath(module_file)), "__pycache__")
     target = os.path.abspath(cache_path)
@@ -72,23 +76,29 @@ def seed_from_installed_cache(module_file: str, cache_path: str) -> None:
         return
     prefix = os.path.splitext(os.path.basename(module_file))[0] + "."
     try:
-        names = [n for n in os.listdir(installed) if n.startswith(prefix) and n.endswith((".nbi", ".nbc"))]
-        for name in names:
-            source, copy = os.path.join(installed, name), os.path.join(target, name)
-            # a newer copy is numba's own (it added specialisations) or an earlier seed: keep it
-            if os.path.exists(copy) and os.path.getmtime(copy) >= os.path.getmtime(source):
+        shipped = [n for n in os.listdir(installed) if n.startswith(prefix) and n.endswith((".nbi", ".nbc"))]
+        present = [n for n in os.listdir(target) if n.startswith(prefix)]
+        # one function's files: "<base>.nbi" and its data "<base>.<n>.nbc"
+        for index in (n for n in shipped if n.endswith(".nbi")):
+            base = index[: -len("nbi")]
+            if any(n.startswith(base) for n in present):
                 continue
-            # another process may read the file while this one writes it: write aside, then rename
-            fd, partial = tempfile.mkstemp(dir=target, prefix=name, suffix=".part")
-            os.close(fd)
-            try:
-                shutil.copy2(source, partial)
-                os.replace(partial, copy)
-            finally:
-                if os.path.exists(partial):
-                    os.remove(partial)
+            data = sorted(n for n in shipped if n.startswith(base) and n.endswith(".nbc"))
+            for name in [*data, index]:  # the index last: it must never name data not yet in place
+                _copy_atomically(os.path.join(installed, name), os.path.join(target, name))
     except OSError:
         return
+
+
+def _copy_atomically(source: str, copy: str) -> None:
+    fd, partial = tempfile.mkstemp(dir=os.path.dirname(copy), prefix=os.path.basename(copy), suffix=".part")
+    os.close(fd)
+    try:
+        shutil.copy2(source, partial)
+        os.replace(partial, copy)
+    finally:
+        if os.path.exists(partial):
+            os.remove(partial)
 
 
 def rule_sources() -> list[str]:
