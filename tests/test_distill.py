@@ -142,6 +142,32 @@ def test_a_small_dice_run_labels_the_dice_heuristics_states(tmp_path, capsys):
     assert res.agents[0].games == 8
 
 
+@pytest.mark.parametrize("target", ["advantage", "choice"])
+def test_the_fit_loads_every_file_in_order_and_only_what_it_reads(tmp_path, target):
+    from uno_env.training.distill import LABEL_KEYS, DistillError, load_labels
+
+    rng = np.random.default_rng(0)
+    labels = tmp_path / "labels"
+    labels.mkdir()
+    files = []
+    for first, rows in ((0, 3), (2, 0), (4, 5)):  # a file of a chunk whose games had no decision with a choice
+        arrays = {"obs": rng.random((rows, 7), np.float32), "mask": rng.random((rows, 4)) < 0.5,
+                  "heur": rng.integers(0, 4, rows), "search": rng.integers(0, 4, rows),
+                  "q": rng.random((rows, 4), np.float32), "n": rng.integers(0, 9, (rows, 4)).astype(np.int16)}
+        np.savez(labels / f"labels_{first:07d}.npz", **arrays)
+        files.append(arrays)
+    cfg = load_distill_config(None, ["labels.games=6", "labels.chunk=2", f"fit.target={target}"])
+    got = load_labels(cfg, str(labels))
+    expected = [k for k in LABEL_KEYS if not (k == "q" and target == "choice")]
+    assert list(got) == expected
+    for k in expected:
+        joined = np.concatenate([f[k] for f in files])
+        assert got[k].dtype == joined.dtype and np.array_equal(got[k], joined), k
+    (labels / "labels_0000002.npz").write_bytes(b"damaged")
+    with pytest.raises(DistillError, match="labels_0000002.npz is missing or damaged"):
+        load_labels(cfg, str(labels))
+
+
 def test_resume_needs_a_run(tmp_path, capsys):
     code, _, err = _run(capsys, "--run-dir", tmp_path / "none", "--resume", *SMALL)
     assert code == 2 and "--resume: no distillation run at" in err

@@ -205,16 +205,46 @@ def _bar(total: int, done: int, desc: str, progress: bool) -> Any:
     return tqdm(total=total, initial=done, unit="file", desc=desc, file=sys.stderr)
 
 
+def _label_rows(path: str) -> int | None:
+    """How many decisions a label file holds (reading its smallest array only), or None when it is not whole."""
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return len(z["heur"]) if set(z.files) == set(LABEL_KEYS) else None
+    except (OSError, ValueError, EOFError, KeyError):
+        return None
+
+
 def load_labels(cfg: DistillConfig, labels_dir: str) -> dict[str, np.ndarray]:
-    """The labels of the run's ``labels.games`` games, in game order."""
-    parts = []
-    for first in range(0, cfg.labels.games, cfg.labels.chunk):
-        d = _read_labels(_label_file(labels_dir, first))
-        if d is None:
-            raise DistillError(f"label file {_label_file(labels_dir, first)} is missing or damaged; run again with "
-                               f"--resume to label it")
-        parts.append(d)
-    return {k: np.concatenate([p[k] for p in parts]) for k in LABEL_KEYS}
+    """The labels of the run's ``labels.games`` games, in game order, that the fit reads.
+
+    Every array is allocated once at its full length and filled file by file: joining the files' arrays at the end
+    held every label twice, and the labels are most of a fit's memory (3.6 KB a decision in 4-player UNO Dice, 1.7
+    million decisions in 76,800 games). The choice fit reads no per-action win rates, so ``q`` is not loaded for it.
+    """
+    keys = tuple(k for k in LABEL_KEYS if not (k == "q" and cfg.fit.target == "choice"))
+    paths = [_label_file(labels_dir, first) for first in range(0, cfg.labels.games, cfg.labels.chunk)]
+
+    def missing(path: str) -> DistillError:
+        return DistillError(f"label file {path} is missing or damaged; run again with --resume to label it")
+
+    rows = []
+    for path in paths:
+        n = _label_rows(path)
+        if n is None:
+            raise missing(path)
+        rows.append(n)
+    out: dict[str, np.ndarray] = {}
+    start = 0
+    for path, n in zip(paths, rows):
+        d = _read_labels(path)
+        if d is None or len(d["heur"]) != n:
+            raise missing(path)
+        if not out:
+            out = {k: np.empty((sum(rows), *d[k].shape[1:]), d[k].dtype) for k in keys}
+        for k in keys:
+            out[k][start:start + n] = d[k]
+        start += n
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- 2. fit
