@@ -136,3 +136,15 @@ def test_a_failed_seed_copies_nothing_half_and_raises_nothing(tmp_path, monkeypa
     monkeypatch.setattr(_cache.shutil, "copy2", broken_copy)
     _cache.seed_from_installed_cache(str(module), str(user))  # numba compiles whatever is not there
     assert not list(user.iterdir())
+
+
+# ------------------------------------------------------------------------------------------ what a kernel depends on
+def test_the_kernels_cache_stamp_covers_every_core_module_but_the_cache_machinery():
+    # every module a kernel may compile into itself invalidates the cached kernels when edited; the cache locator
+    # itself holds no kernel code, and editing it recompiled every kernel (minutes) for nothing
+    from uno_env.core import _cache
+
+    core = ROOT / "uno_env" / "core"
+    stamped = {Path(p).resolve() for p in _cache.rule_sources()}
+    expected = {p.resolve() for p in core.glob("*.py")} - {(core / "_cache.py").resolve()}
+    assert stamped == expected | {(ROOT / "uno_env" / "config.py").resolve()}

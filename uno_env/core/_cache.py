@@ -103,7 +103,10 @@ def _copy_atomically(source: str, copy: str) -> None:
 
 def rule_sources() -> list[str]:
     """Every source file a compiled kernel may pull in: all of ``uno_env/core`` plus the options table in
-    ``uno_env/config.py`` (the slot numbers of the options array are generated from its order)."""
+    ``uno_env/config.py`` (the slot numbers of the options array are generated from its order).
+
+    Not this module: it holds no kernel code, and its edits would otherwise recompile every kernel (minutes)."""
     here = os.path.dirname(os.path.abspath(__file__))
-    files = sorted(os.path.join(here, f) for f in os.listdir(here) if f.endswith(".py"))
+    own = os.path.basename(__file__)
+    files = sorted(os.path.join(here, f) for f in os.listdir(here) if f.endswith(".py") and f != own)
     return files + [os.path.join(os.path.dirname(here), "config.py")]
