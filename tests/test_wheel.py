@@ -19,7 +19,9 @@ Fast (about 20 s) without proving less:
   test checks file by file before copying. Any function the tree's cache lacks compiles in the fresh venv.
 
 Slow (3-4 minutes): the wheel as ``pip install .`` builds it, with numba's cache compiled into it, starts a fresh
-install with nothing compiled on first use, both writable and mounted read-only.
+install with nothing compiled on first use, both writable and mounted read-only. It is built by an interpreter that
+sees its build requirements only through ``PYTHONPATH``, as in pip's isolated build environment, without needing
+the package index.
 """
 from __future__ import annotations
 
@@ -102,8 +104,11 @@ def _installed_name(rel: str) -> str:
     return f"{MAPPED[top]}/{rest}"
 
 
-def _build_wheel(tmp: Path, precompile: bool) -> Path:
-    """The wheel, built from a copy of the sources, with or without numba's cache; fails on any build warning."""
+def _build_wheel(tmp: Path, precompile: bool, isolated: bool = False) -> Path:
+    """The wheel, built from a copy of the sources, with or without numba's cache; fails on any build warning.
+
+    ``isolated``: built by an interpreter that sees its build requirements as pip's isolated build environment
+    does (:func:`_isolated_build_python`); the package index is not needed either way."""
     src = tmp / "src"
     for rel in [*BUILD_INPUTS, *_source_files()]:
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -111,8 +116,13 @@ def _build_wheel(tmp: Path, precompile: bool) -> Path:
     # PYTHONDONTWRITEBYTECODE would make setuptools warn that byte-compiling is off: a setting, not the packaging
     env = {k: v for k, v in clean_env(UNO_ENV_PRECOMPILE="1" if precompile else "0").items()
            if k != "PYTHONDONTWRITEBYTECODE"}
-    r = _run([sys.executable, "-m", "pip", "wheel", str(src), "--no-deps", "--no-build-isolation", "--no-index",
-              "--disable-pip-version-check", "-v", "-w", str(tmp / "dist")], env=env, timeout=1800)
+    python: list[str] = []
+    if isolated:
+        build_python, build_env = _isolated_build_python(tmp)
+        python = ["--python", str(build_python)]
+        env.update(build_env)
+    r = _run([sys.executable, "-m", "pip", *python, "wheel", str(src), "--no-deps", "--no-build-isolation",
+              "--no-index", "--disable-pip-version-check", "-v", "-w", str(tmp / "dist")], env=env, timeout=1800)
     # pip's own notes about unreachable package index locations are not the build's
     warnings = [line for line in (r.stdout + r.stderr).splitlines()
                 if "warn" in line.lower() and "is ignored: it is neither a file nor a directory" not in line]
@@ -150,11 +160,14 @@ def test_wheel_metadata_and_contents(wheel):
         assert required in names
 
 
-def _core_dependency_closure(wheel: Path) -> list[metadata.Distribution]:
-    """The installed distributions of the wheel's dependencies without extras, and theirs, recursively."""
+def _wheel_requirements(wheel: Path) -> list[str]:
     with zipfile.ZipFile(wheel) as zf:
         (name,) = [n for n in zf.namelist() if n.endswith(".dist-info/METADATA")]
-        requires = email.parser.Parser().parsestr(zf.read(name).decode()).get_all("Requires-Dist") or []
+        return email.parser.Parser().parsestr(zf.read(name).decode()).get_all("Requires-Dist") or []
+
+
+def _dependency_closure(requires: list[str]) -> list[metadata.Distribution]:
+    """The installed distributions of ``requires`` without extras, and their dependencies, recursively."""
     todo = [(Requirement(r), "") for r in requires]
     found: dict[str, metadata.Distribution] = {}
     while todo:
@@ -172,9 +185,9 @@ def _core_dependency_closure(wheel: Path) -> list[metadata.Distribution]:
     return list(found.values())
 
 
-def _link_dependencies(wheel: Path, into: Path) -> None:
+def _link_dependencies(requires: list[str], into: Path) -> None:
     into.mkdir()
-    for dist in _core_dependency_closure(wheel):
+    for dist in _dependency_closure(requires):
         assert dist.files, f"{dist.metadata['Name']} has no RECORD: cannot tell its files"
         site = Path(str(dist.locate_file("")))
         for top in {f.parts[0] for f in dist.files if f.parts[0] not in ("..", "__pycache__")}:
@@ -199,6 +212,22 @@ def _copy_numba_cache(site: Path) -> int:
     return copied
 
 
+def _isolated_build_python(tmp: Path) -> tuple[Path, dict[str, str]]:
+    """An interpreter set up as pip's isolated build environment is, and the environment to build with.
+
+    A new virtualenv without uno-env, which reaches setuptools and uno-env's run-time dependencies (the backend
+    asks for them) only through ``PYTHONPATH``, as pip's build environment does. So the build's precompile step
+    must extend ``PYTHONPATH`` rather than replace it, and must give the uninstalled build tree its own metadata
+    (the Gymnasium env finds its opponents through entry points): building from the dev venv, where the editable
+    uno-env supplies both, would pass either way.
+    """
+    venv = tmp / "build-venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
+    requires = [r for r in metadata.requires("uno-env") or [] if "extra ==" not in r]
+    _link_dependencies([*requires, "setuptools"], tmp / "build-deps")
+    return venv / "bin" / "python", {"PYTHONPATH": str(tmp / "build-deps")}
+
+
 def _fresh_venv(wheel: Path, tmp_path: Path) -> tuple[Path, Path]:
     """A new virtualenv with the wheel installed and the core dependencies linked in: its python and its site."""
     venv = tmp_path / "venv"
@@ -206,7 +235,7 @@ def _fresh_venv(wheel: Path, tmp_path: Path) -> tuple[Path, Path]:
     py = venv / "bin" / "python"
     site = Path(_run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
     assert site.is_relative_to(venv) and site != Path(sysconfig.get_paths()["purelib"])
-    _link_dependencies(wheel, tmp_path / "deps")
+    _link_dependencies(_wheel_requirements(wheel), tmp_path / "deps")
     (site / "uno_env_test_deps.pth").write_text(f"{tmp_path / 'deps'}\n")
     _run([sys.executable, "-m", "pip", "--python", str(py), "install", "--no-deps", "--no-index", "-q",
           "--disable-pip-version-check", str(wheel)])
@@ -259,7 +288,7 @@ def _read_only_runner(site: Path, python: Path) -> list[str] | None:
 def test_a_fresh_install_of_the_wheel_starts_warm_even_read_only(tmp_path):
     # the build tree's cache holds only what `uno-env precompile` compiled, so a miss here is also a kernel that
     # step does not reach
-    built = _build_wheel(tmp_path, precompile=True)
+    built = _build_wheel(tmp_path, precompile=True, isolated=True)
     with zipfile.ZipFile(built) as zf:
         shipped = [n for n in zf.namelist() if n.endswith((".nbi", ".nbc"))]
     assert any(n.startswith("uno_env/core/__pycache__/") for n in shipped), "the wheel carries no numba cache"
