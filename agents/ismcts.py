@@ -12,7 +12,8 @@ keeps and redraws.  Two searches (``mode``):
   shared samples; after every 10 samples (from 20 on) it stops sampling an action whose paired gain is below 0 by
   ``prune`` standard errors or that matched that choice on every sample, and stops altogether when only that choice
   is left.  The base policy (``prior``) is the table's shipped ``ppo`` policy at 2 players under the rules it was
-  trained for (:data:`PRIOR_PPO_TABLES`, :func:`default_prior`), else the rollout policy.  The other seats are
+  trained for (:data:`PRIOR_PPO_TABLES`, :func:`default_prior`), else the rollout policy; ``prior=<file>.npz``
+  searches from a saved policy of your own (or an earlier shipped one).  The other seats are
   modelled as the ``heuristic`` agent, so against that agent it is partly tuned to its opponent.
 * ``tree`` (the default in UNO Dice at 3-4 players): single-observer ISMCTS (one tree of action sequences shared by
   every sample, UCB1 with availability counts at every seat's nodes, the round finished by the rollout policy);
@@ -95,6 +96,7 @@ then depends on the machine's speed).  A decision with one legal action is taken
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -133,7 +135,7 @@ def default_mode(game: Any, prior: str | None = None) -> str:
     """The default search of a game: ``flat`` in the card games and wherever it improves on a shipped policy
     (``prior`` ``ppo``, or not given where :func:`default_prior` picks it), else ``tree`` (UNO Dice at 3-4 players,
     or with ``prior=rollout``, where the tree is the stronger search)."""
-    if game.cfg[E.C_GAME] != E.GAME_DICE or prior == "ppo":
+    if game.cfg[E.C_GAME] != E.GAME_DICE or (prior is not None and prior != "rollout"):  # ppo or a policy file
         return "flat"
     return "flat" if prior is None and _ppo_prior_available(game) else "tree"
 
@@ -208,8 +210,8 @@ ISMCTS_ARGUMENTS: dict[str, str] = {
     "z": f"flat mode: paired z-score by which an action must beat the base policy's choice, 0 <= z <= 10 "
          f"(default {DEFAULT_Z:g})",
     "prior": f"flat mode: whose choice the search keeps unless another action is shown better: one of "
-             f"{', '.join(PRIORS)} (default ppo at 2 players under the rules its shipped policy was trained for, "
-             f"else rollout)",
+             f"{', '.join(PRIORS)}, or the path of a saved policy file (.npz) for this game and player count "
+             f"(default ppo at 2 players under the rules its shipped policy was trained for, else rollout)",
     "prune": f"flat mode: stop sampling an action once its paired gain is below 0 by this many standard errors or it "
              f"matched the base policy's choice on every sample, 0 <= prune <= 10, 0 never (default "
              f"{DEFAULT_PRUNE:g})",
@@ -259,15 +261,18 @@ class ISMCTSAgent(BaseAgent):
         self.rollout = rollout
         self.c = _number("c", c, float, 0.0, 100.0)
         self.horizon = _number("horizon", horizon, int, 0, 100_000)
-        for name, value, allowed in (("mode", mode, MODES), ("opp", opp, OPPONENT_MODELS),
-                                     ("prior", PRIORS[0] if prior is None else prior, PRIORS)):
+        for name, value, allowed in (("mode", mode, MODES), ("opp", opp, OPPONENT_MODELS)):
             if value not in allowed:
                 raise ValueError(f"ismcts: {name} must be one of {', '.join(allowed)}; got {value!r}")
+        policy_file = prior is not None and prior not in PRIORS
+        if policy_file and not (isinstance(prior, str) and prior.endswith(".npz")):
+            raise ValueError(f"ismcts: prior must be one of {', '.join(PRIORS)} or a policy file path ending in "
+                             f".npz; got {short_repr(prior)}")
         self.mode = mode
         if prior is None:
             prior = default_prior(self.game, mode)
-        elif prior == "ppo" and mode != "flat":
-            raise ValueError("ismcts: prior=ppo needs mode=flat (the tree search keeps no policy's choice)")
+        elif prior != "rollout" and mode != "flat":
+            raise ValueError(f"ismcts: prior={prior} needs mode=flat (the tree search keeps no policy's choice)")
         budget = default_sims(self.game, mode) if sims is None else sims
         self.sims = None if self.ms is not None else _number("sims", budget, int, 1, MAX_SIMS)
         self.opp = opp
@@ -278,6 +283,13 @@ class ISMCTSAgent(BaseAgent):
 
             # loaded now so that a table without a shipped policy fails here, not at the first decision
             self._prior_agent = make_ppo_agent(self.game, deterministic=True)
+        elif policy_file:
+            from .policy import NumpyPolicyAgent
+
+            if not os.path.isfile(prior):
+                raise ValueError(f"ismcts: prior={prior}: no such policy file")
+            # the loader refuses a file of another game, player count or observation size, by name
+            self._prior_agent = NumpyPolicyAgent.load(prior, self.game, name="prior", deterministic=True)
         self.bias = _number("bias", bias, float, 0.0, 100.0)
         self.z = _number("z", z, float, 0.0, 10.0)
         self.prune = _number("prune", prune, float, 0.0, 10.0)

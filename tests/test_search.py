@@ -2,6 +2,8 @@
 never read hidden information; the search plays only legal actions, reproducibly, within its budget."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy.stats import chisquare
@@ -516,6 +518,35 @@ def test_prior_arguments_are_checked():
     with pytest.raises(UnknownAgentError, match="no shipped policy for 'pocket' with 3 players"):
         ISMCTSAgent(_game("pocket", 3), prior="ppo")
     assert load_agent("ismcts:prior=rollout", game=g).prior == "rollout"
+    with pytest.raises(ValueError, match=r"no such policy file"):
+        ISMCTSAgent(g, prior="no/such/policy.npz")
+    with pytest.raises(ValueError, match=r"prior=.*dice_2p.npz needs mode=flat"):
+        ISMCTSAgent(_game("dice", 2), prior=str(_POLICIES / "dice_2p.npz"), mode="tree")
+    with pytest.raises(ValueError, match="trained for 'dice', not 'classic'"):
+        ISMCTSAgent(g, prior=str(_POLICIES / "dice_2p.npz"))
+    with pytest.raises(ValueError, match="trained for 2 players|expects observations"):
+        ISMCTSAgent(_game("dice", 4), prior=str(_POLICIES / "dice_2p.npz"))
+
+
+_POLICIES = Path(__file__).resolve().parents[1] / "agents" / "policies"
+
+
+def test_flat_search_from_a_policy_file_keeps_that_policy_choice_without_evidence():
+    """``prior=<file>.npz`` searches from a saved policy (here the earlier shipped 2-player dice policy, which the
+    shipped one was distilled from): without evidence it plays exactly that policy's choices, and in UNO Dice the
+    search is then flat, as with ``prior=ppo``."""
+    from uno_env.agents.policy import NumpyPolicyAgent
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "training" / "dice_2p_ppo_policy.npz"
+    g = _game("dice", 2)
+    policy = NumpyPolicyAgent.load(path, g, deterministic=True)
+    ag = load_agent(f"ismcts:sims=1,prior={path}", game=g, seed=2)
+    assert (ag.mode, ag.prior) == ("flat", str(path))
+    seen = 0
+    for st, want in _decisions_with_choice(g, policy):
+        assert ag.act_from_state(st) == want == ag.last_search["base"]
+        seen += 1
+    assert seen > 10
 
 
 def test_pruning_keeps_the_policy_choice_and_stops_when_it_is_alone():
