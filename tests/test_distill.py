@@ -3,12 +3,15 @@ are refused by key before any labelling."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from uno_env.cli import main
 from uno_env.training.config import ConfigError, load_distill_config
+
+ROOT = Path(__file__).resolve().parents[1]
 
 pytest.importorskip("torch")
 
@@ -206,6 +209,28 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
     margin = cfg.fit.margin if cfg.fit.target == "advantage" else None  # the choice fit has no margin
     assert (meta["margin"], meta["target"]) == (margin, cfg.fit.target)
     assert meta["policy"]["net_arch"] == list(cfg.fit.net_arch)
+
+
+def test_the_shipped_two_player_dice_policy_is_the_second_round_of_dice2_distill():
+    """Expert iteration, each round's teacher the search from the round before's policy, every file in the chain
+    kept: the shipped dice_2p names its teacher's base policy (the first round's student), whose teacher started
+    from the PPO policy that dice_ppo trained; the packaged config's fit is the one both rounds used."""
+    from importlib import resources
+
+    from uno_env.agents.policy import load_weights
+
+    cfg = load_distill_config("dice2_distill")
+    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == ("dice", 2, "ismcts")
+    kept = ROOT / "benchmarks" / "results" / "training"
+    chain = [json.loads(resources.files("uno_env.agents.policies").joinpath("dice_2p.json").read_text()),
+             json.loads((kept / "dice_2p_distill1_policy.json").read_text())]
+    for meta, prior in zip(chain, ("dice_2p_distill1_policy.npz", "dice_2p_ppo_policy.npz")):
+        teacher = f"ismcts:prior=benchmarks/results/training/{prior}"
+        assert meta["teacher"] == teacher
+        assert meta["trained_by"] == f"uno-env distill --config dice2_distill --set labels.teacher={teacher}"
+        assert (meta["target"], meta["policy"]["net_arch"]) == (cfg.fit.target, list(cfg.fit.net_arch))
+        assert load_weights(kept / prior)[1]["game"] == "dice"
+    assert json.loads((kept / "dice_2p_ppo_policy.json").read_text())["trained_by"] == "uno-env train --config dice_ppo"
 
 
 def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):
