@@ -55,12 +55,15 @@ train: $(STAMP)
 
 # every shipped policy's run, one after the other (each resumes where it stopped): 2-player classic, pocket and
 # dice with PPO, then 4-player classic, pocket and dice distilled from the search (PPO's classic4_ppo ends level with the
-# heuristic there: `uno-env train --config classic4_ppo`), then 2-player dice's two rounds of expert iteration, the
-# search from dice_ppo's policy and then from the first student (configs/distill/dice2_distill.yaml);
-# `python tools/ship_policy.py runs/<run>` ships a run's policy (the 2-player dice one: runs/dice2_distill)
+# heuristic there: `uno-env train --config classic4_ppo`), then expert iteration at 2 players: pocket's one round, the
+# search from pocket_ppo's policy distilled (configs/distill/pocket2_distill.yaml), and dice's two, the search from
+# dice_ppo's policy and then from the first student (configs/distill/dice2_distill.yaml);
+# `python tools/ship_policy.py runs/<run>` ships a run's policy (runs/pocket2_distill, runs/dice2_distill at 2 players)
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo
 DISTILL_ALL = classic4_distill pocket4_distill dice4_distill
-DICE2_ROUNDS = dice2_distill_round1:runs/dice_ppo dice2_distill:runs/dice2_distill_round1
+# run:config:the run whose policy the search starts from
+ITERATION_ROUNDS = pocket2_distill:pocket2_distill:runs/pocket_ppo \
+	dice2_distill_round1:dice2_distill:runs/dice_ppo dice2_distill:dice2_distill:runs/dice2_distill_round1
 train-all: $(STAMP)
 	for c in $(TRAIN_ALL); do \
 		$(BIN)/uno-env train --config $$c $$(test -d runs/$$c/checkpoints && echo --resume) || exit 1; \
@@ -68,9 +71,9 @@ train-all: $(STAMP)
 	for c in $(DISTILL_ALL); do \
 		$(BIN)/uno-env distill --config $$c $$(test -f runs/$$c/config.yaml && echo --resume) || exit 1; \
 	done
-	for r in $(DICE2_ROUNDS); do \
-		name=$${r%%:*}; prior=$${r#*:}/policy.npz; \
-		$(BIN)/uno-env distill --config dice2_distill --name $$name --set labels.teacher=ismcts:prior=$$prior \
+	for r in $(ITERATION_ROUNDS); do \
+		name=$${r%%:*}; rest=$${r#*:}; config=$${rest%%:*}; prior=$${rest#*:}/policy.npz; \
+		$(BIN)/uno-env distill --config $$config --name $$name --set labels.teacher=ismcts:prior=$$prior \
 			$$(test -f runs/$$name/config.yaml && echo --resume) || exit 1; \
 	done
 

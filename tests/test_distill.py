@@ -233,6 +233,22 @@ def test_the_shipped_two_player_dice_policy_is_the_second_round_of_dice2_distill
     assert json.loads((kept / "dice_2p_ppo_policy.json").read_text())["trained_by"] == "uno-env train --config dice_ppo"
 
 
+def test_the_shipped_two_player_pocket_policy_is_pocket2_distill_from_the_ppo_policy():
+    from importlib import resources
+
+    from uno_env.agents.policy import load_weights
+
+    cfg = load_distill_config("pocket2_distill")
+    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == ("pocket", 2, "ismcts")
+    meta = json.loads(resources.files("uno_env.agents.policies").joinpath("pocket_2p.json").read_text())
+    teacher = "ismcts:prior=benchmarks/results/training/pocket_2p_ppo_policy.npz"
+    assert meta["teacher"] == teacher
+    assert meta["trained_by"] == f"uno-env distill --config pocket2_distill --set labels.teacher={teacher}"
+    assert (meta["target"], meta["policy"]["net_arch"]) == (cfg.fit.target, list(cfg.fit.net_arch))
+    kept = ROOT / "benchmarks" / "results" / "training" / "pocket_2p_ppo_policy.npz"
+    assert load_weights(kept)[1]["trained_by"] == "uno-env train --config pocket_ppo"
+
+
 def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):
     from uno_env.training.distill import CPU_FILE, _read_cpu_seconds
 
