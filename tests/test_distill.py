@@ -211,42 +211,31 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
     assert meta["policy"]["net_arch"] == list(cfg.fit.net_arch)
 
 
-def test_the_shipped_two_player_dice_policy_is_the_second_round_of_dice2_distill():
+@pytest.mark.parametrize("config, game, chain", [
+    # each shipped 2-player policy, then the policies its teachers' searches started from, newest first
+    ("dice2_distill", "dice", ["dice_2p_distill1_policy", "dice_2p_ppo_policy"]),
+    ("pocket2_distill", "pocket", ["pocket_2p_ppo_policy"]),
+])
+def test_a_shipped_two_player_policy_names_the_chain_of_rounds_that_made_it(config, game, chain):
     """Expert iteration, each round's teacher the search from the round before's policy, every file in the chain
-    kept: the shipped dice_2p names its teacher's base policy (the first round's student), whose teacher started
-    from the PPO policy that dice_ppo trained; the packaged config's fit is the one both rounds used."""
+    kept so that each round is reproducible: a policy names its teacher's base policy by file, and the chain ends at
+    the policy the PPO trainer made; the packaged config's fit is the one every round used."""
     from importlib import resources
 
     from uno_env.agents.policy import load_weights
 
-    cfg = load_distill_config("dice2_distill")
-    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == ("dice", 2, "ismcts")
+    cfg = load_distill_config(config)
+    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, 2, "ismcts")
     kept = ROOT / "benchmarks" / "results" / "training"
-    chain = [json.loads(resources.files("uno_env.agents.policies").joinpath("dice_2p.json").read_text()),
-             json.loads((kept / "dice_2p_distill1_policy.json").read_text())]
-    for meta, prior in zip(chain, ("dice_2p_distill1_policy.npz", "dice_2p_ppo_policy.npz")):
-        teacher = f"ismcts:prior=benchmarks/results/training/{prior}"
+    meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_2p.json").read_text())
+    for prior in chain:
+        teacher = f"ismcts:prior=benchmarks/results/training/{prior}.npz"
         assert meta["teacher"] == teacher
-        assert meta["trained_by"] == f"uno-env distill --config dice2_distill --set labels.teacher={teacher}"
+        assert meta["trained_by"] == f"uno-env distill --config {config} --set labels.teacher={teacher}"
         assert (meta["target"], meta["policy"]["net_arch"]) == (cfg.fit.target, list(cfg.fit.net_arch))
-        assert load_weights(kept / prior)[1]["game"] == "dice"
-    assert json.loads((kept / "dice_2p_ppo_policy.json").read_text())["trained_by"] == "uno-env train --config dice_ppo"
-
-
-def test_the_shipped_two_player_pocket_policy_is_pocket2_distill_from_the_ppo_policy():
-    from importlib import resources
-
-    from uno_env.agents.policy import load_weights
-
-    cfg = load_distill_config("pocket2_distill")
-    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == ("pocket", 2, "ismcts")
-    meta = json.loads(resources.files("uno_env.agents.policies").joinpath("pocket_2p.json").read_text())
-    teacher = "ismcts:prior=benchmarks/results/training/pocket_2p_ppo_policy.npz"
-    assert meta["teacher"] == teacher
-    assert meta["trained_by"] == f"uno-env distill --config pocket2_distill --set labels.teacher={teacher}"
-    assert (meta["target"], meta["policy"]["net_arch"]) == (cfg.fit.target, list(cfg.fit.net_arch))
-    kept = ROOT / "benchmarks" / "results" / "training" / "pocket_2p_ppo_policy.npz"
-    assert load_weights(kept)[1]["trained_by"] == "uno-env train --config pocket_ppo"
+        meta = load_weights(kept / f"{prior}.npz")[1]
+        assert meta == json.loads((kept / f"{prior}.json").read_text())
+    assert meta["trained_by"] == f"uno-env train --config {game}_ppo"
 
 
 def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):
