@@ -509,6 +509,10 @@ def test_flat_search_keeps_the_shipped_policy_choice_without_evidence(name):
     assert seen > 10
 
 
+_ROOT = Path(__file__).resolve().parents[1]
+_POLICIES = _ROOT / "agents" / "policies"
+
+
 def test_prior_arguments_are_checked():
     g = _game("classic", 2)
     with pytest.raises(ValueError, match="prior must be one of rollout, ppo"):
@@ -528,16 +532,13 @@ def test_prior_arguments_are_checked():
         ISMCTSAgent(_game("dice", 4), prior=str(_POLICIES / "dice_2p.npz"))
 
 
-_POLICIES = Path(__file__).resolve().parents[1] / "agents" / "policies"
-
-
 def test_flat_search_from_a_policy_file_keeps_that_policy_choice_without_evidence():
     """``prior=<file>.npz`` searches from a saved policy (here the earlier shipped 2-player dice policy, which the
     shipped one was distilled from): without evidence it plays exactly that policy's choices, and in UNO Dice the
     search is then flat, as with ``prior=ppo``."""
     from uno_env.agents.policy import NumpyPolicyAgent
 
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "training" / "dice_2p_ppo_policy.npz"
+    path = _ROOT / "benchmarks" / "results" / "training" / "dice_2p_ppo_policy.npz"
     g = _game("dice", 2)
     policy = NumpyPolicyAgent.load(path, g, deterministic=True)
     ag = load_agent(f"ismcts:sims=1,prior={path}", game=g, seed=2)

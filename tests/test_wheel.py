@@ -223,8 +223,8 @@ def _isolated_build_python(tmp: Path) -> tuple[Path, dict[str, str]]:
     """
     venv = tmp / "build-venv"
     _run([sys.executable, "-m", "venv", "--without-pip", str(venv)])
-    requires = [r for r in metadata.requires("uno-env") or [] if "extra ==" not in r]
-    _link_dependencies([*requires, "setuptools"], tmp / "build-deps")
+    # the closure skips the extras' requirements itself (their markers are false without an extra)
+    _link_dependencies([*(metadata.requires("uno-env") or []), "setuptools"], tmp / "build-deps")
     return venv / "bin" / "python", {"PYTHONPATH": str(tmp / "build-deps")}
 
 
