@@ -71,7 +71,9 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
     assert {"fit/train_loss", "fit/held_out_loss", "fit/departs", "fit/mean_gain"} <= set(events)
     assert events["fit/held_out_loss"] == [pytest.approx(report["fit"]["epochs"][0]["held_out_loss"])]
     meta = json.loads((run_dir / "policy.json").read_text())
-    assert meta["trained_by"] == "uno-env distill --config classic4_distill" and meta["num_players"] == 4
+    small_sets = " ".join(a for a in SMALL if a not in ("--no-progress",))
+    assert meta["trained_by"] == f"uno-env distill --config classic4_distill {small_sets}" == report["command"]
+    assert meta["num_players"] == 4
     agent = NumpyPolicyAgent.load(run_dir / "policy.npz", deterministic=True)
     res = run_arena([agent, "random"], num_players=4, games=8, seed=0)
     assert res.agents[0].games == 8  # it plays legal moves in every seat
@@ -106,6 +108,10 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
     # more games: only the new file is labelled
     code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", "labels.games=6")
     assert code == 0, err
+    # the policy names one command that makes it: the first one's options, the resumes' on top, the last value wins
+    assert json.loads((run_dir / "policy.json").read_text())["trained_by"] == (
+        f"uno-env distill --config classic4_distill {small_sets.replace('labels.games=4', 'labels.games=6')} "
+        "--set fit.margin=1.0 --set tensorboard=false")
     assert (labels / "labels_0000004.npz").is_file() and (labels / "labels_0000000.npz").stat().st_mtime_ns == kept
     report = json.loads((run_dir / "report.json").read_text())
     assert report["labels"]["labelled_now"] == 1
@@ -248,3 +254,29 @@ def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):
     assert _read_cpu_seconds(str(tmp_path)) == {}
     (tmp_path / CPU_FILE).unlink()
     assert _read_cpu_seconds(str(tmp_path)) == {}
+
+
+def test_the_command_names_a_packaged_config_by_name_and_any_other_file_by_path(tmp_path):
+    """``trained_by`` must be a command a user can run: the packaged config's name, also when it was given as the
+    checkout's path of that file, but a path when the file says something else; a resume adds its options."""
+    import argparse
+
+    from uno_env.training.distill import COMMAND_FILE, _command_line, run_command
+
+    def command(config, *sets, resume=False):
+        args = argparse.Namespace(config=config, overrides=list(sets), resume=resume)
+        return _command_line(run_command(args, str(tmp_path)))
+
+    packaged = ROOT / "configs" / "distill" / "pocket2_distill.yaml"
+    assert command(str(packaged), "labels.teacher=ismcts:prior=a b.npz") == (
+        "uno-env distill --config pocket2_distill --set 'labels.teacher=ismcts:prior=a b.npz'")
+    edited = tmp_path / "pocket2_distill.yaml"
+    edited.write_text(packaged.read_text().replace("games: 76800", "games: 100"))
+    assert command(str(edited)) == f"uno-env distill --config {edited}"
+
+    (tmp_path / COMMAND_FILE).write_text(json.dumps({"config": "pocket2_distill", "set": {"fit.epochs": "3"}}))
+    assert command(None, "fit.epochs=5", "seed=2", resume=True) == (
+        "uno-env distill --config pocket2_distill --set fit.epochs=5 --set seed=2")
+    (tmp_path / COMMAND_FILE).write_text("{not json")  # a run from before the file, or a damaged one
+    assert command("pocket2_distill", "fit.epochs=5", resume=True) == (
+        "uno-env distill --config pocket2_distill --set fit.epochs=5")
