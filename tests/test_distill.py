@@ -221,6 +221,7 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
     # each shipped 2-player policy, then the policies its teachers' searches started from, newest first
     ("dice2_distill", "dice", ["dice_2p_distill1_policy", "dice_2p_ppo_policy"]),
     ("pocket2_distill", "pocket", ["pocket_2p_ppo_policy"]),
+    ("classic2_distill", "classic", ["classic_2p_ppo_policy"]),
 ])
 def test_a_shipped_two_player_policy_names_the_chain_of_rounds_that_made_it(config, game, chain):
     """Expert iteration, each round's teacher the search from the round before's policy, every file in the chain
