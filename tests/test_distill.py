@@ -262,22 +262,26 @@ def test_the_command_names_a_packaged_config_by_name_and_any_other_file_by_path(
     checkout's path of that file, but a path when the file says something else; a resume adds its options."""
     import argparse
 
-    from uno_env.training.distill import COMMAND_FILE, _command_line, run_command
+    from uno_env.training.checkpoints import COMMAND_FILE, run_command, save_command
 
-    def command(config, *sets, resume=False):
-        args = argparse.Namespace(config=config, overrides=list(sets), resume=resume)
-        return _command_line(run_command(args, str(tmp_path)))
+    def command(config, *sets, resume=False, tool="distill", total_steps=None):
+        args = argparse.Namespace(config=config, overrides=list(sets), resume=resume, total_steps=total_steps)
+        return run_command(args, str(tmp_path), tool)
 
     packaged = ROOT / "configs" / "distill" / "pocket2_distill.yaml"
-    assert command(str(packaged), "labels.teacher=ismcts:prior=a b.npz") == (
-        "uno-env distill --config pocket2_distill --set 'labels.teacher=ismcts:prior=a b.npz'")
+    first = command(str(packaged), "labels.teacher=ismcts:prior=a b.npz", "fit.epochs=3")
+    assert first == ("uno-env distill --config pocket2_distill --set 'labels.teacher=ismcts:prior=a b.npz' "
+                     "--set fit.epochs=3")
     edited = tmp_path / "pocket2_distill.yaml"
     edited.write_text(packaged.read_text().replace("games: 76800", "games: 100"))
     assert command(str(edited)) == f"uno-env distill --config {edited}"
+    assert command(str(ROOT / "configs" / "train" / "smoke.yaml"), tool="train", total_steps=64) == (
+        "uno-env train --config smoke --set total_steps=64")
 
-    (tmp_path / COMMAND_FILE).write_text(json.dumps({"config": "pocket2_distill", "set": {"fit.epochs": "3"}}))
+    save_command(str(tmp_path), first)  # a resume starts from the saved command, whatever --config it is given
     assert command(None, "fit.epochs=5", "seed=2", resume=True) == (
-        "uno-env distill --config pocket2_distill --set fit.epochs=5 --set seed=2")
+        "uno-env distill --config pocket2_distill --set 'labels.teacher=ismcts:prior=a b.npz' --set fit.epochs=5 "
+        "--set seed=2")
     (tmp_path / COMMAND_FILE).write_text("{not json")  # a run from before the file, or a damaged one
     assert command("pocket2_distill", "fit.epochs=5", resume=True) == (
         "uno-env distill --config pocket2_distill --set fit.epochs=5")

@@ -294,6 +294,7 @@ def test_smoke_run_end_to_end(tmp_path):
     assert (run_dir / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
     report = json.loads((run_dir / "report.json").read_text())
     cfg = load_config(SMOKE)
+    assert report["command"] == "uno-env train --config smoke"  # the checkout's path of a packaged config: its name
     assert report["steps"] == cfg.total_steps
     assert report["seed"] == cfg.seed and report["wall_time_seconds"] > 0
     assert [r["opponent"] for r in report["arena"]] == cfg.evaluation.opponents

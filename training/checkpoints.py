@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import random
+import shlex
 import shutil
 from typing import Any
 
@@ -23,17 +24,22 @@ from .config import (
     check_writable_dir,
     config_from_dict,
     config_to_dict,
+    packaged_configs,
     parse_overrides,
     read_yaml,
+    resolve_config,
 )
 
-__all__ = ["CHECKPOINT_DIR", "STATE_FILE", "COMPLETE_MARK", "TrainError", "prepare_run", "latest_checkpoint",
-           "save_checkpoint", "read_json", "write_json", "rng_states", "restore_rng_states", "check_state",
-           "load_checkpoint_state"]
+__all__ = ["CHECKPOINT_DIR", "STATE_FILE", "COMPLETE_MARK", "COMMAND_FILE", "TrainError", "prepare_run",
+           "latest_checkpoint", "save_checkpoint", "read_json", "write_json", "rng_states", "restore_rng_states",
+           "check_state", "load_checkpoint_state", "run_command", "save_command"]
 
 CHECKPOINT_DIR = "checkpoints"
 STATE_FILE = "state.json"
 COMPLETE_MARK = "COMPLETE"
+# {"command": the command line that made the run}, kept so that a resumed run's report and policy still name it,
+# with the options the resume changed
+COMMAND_FILE = "command.json"
 
 
 class TrainError(RuntimeError):
@@ -57,6 +63,55 @@ def add_run_arguments(parser: argparse.ArgumentParser, *, config_help: str, resu
     parser.add_argument("--overwrite", action="store_true",
                         help="delete an existing run directory of the same name and start again")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_command(args: argparse.Namespace, run_dir: str, tool: str) -> str:
+    """The command line that makes the run in one go: ``uno-env TOOL``, ``--config`` and every ``--set``
+    (``--total-steps`` as ``--set total_steps``; ``--name`` and ``--run-dir`` only place the run).  A resumed run
+    starts from the command that began it (:func:`save_command` keeps it in the run directory) and adds the options
+    given now, a key given again keeping its place with its latest value."""
+    config, sets = _config_label(args.config, tool), {}
+    if args.resume:
+        try:
+            saved = shlex.split(read_json(os.path.join(run_dir, COMMAND_FILE))["command"])
+            pairs = list(zip(saved[2::2], saved[3::2]))
+            if (saved[:2] == ["uno-env", tool] and len(saved) % 2 == 0
+                    and all(k in ("--config", "--set") for k, _ in pairs)):
+                config = dict(pairs).get("--config")
+                sets = dict(v.split("=", 1) for k, v in pairs if k == "--set")
+        except (TrainError, KeyError, TypeError, ValueError):
+            pass  # a run begun before the file existed, or a damaged file: its --config and the options given now
+    news = list(args.overrides or [])
+    if getattr(args, "total_steps", None) is not None:
+        news.append(f"total_steps={args.total_steps}")
+    for item in news:
+        key, value = item.split("=", 1)  # parse_overrides has checked the form
+        sets[key.strip()] = value
+    line = f"uno-env {tool}" + (f" --config {shlex.quote(config)}" if config is not None else "")
+    return line + "".join(f" --set {shlex.quote(f'{k}={v}')}" for k, v in sets.items())
+
+
+def save_command(run_dir: str, command: str) -> None:
+    """Keep the run's command (:func:`run_command`) in ``run_dir``, for a resume to start from."""
+    write_json(os.path.join(run_dir, COMMAND_FILE), {"command": command})
+
+
+def _config_label(spec: str | None, tool: str) -> str | None:
+    """How the command names its config: a packaged config by its name, also when given as the path of a file with
+    that config's text (``configs/<folder>/NAME.yaml`` in a checkout), any other file by its path as given."""
+    from importlib import resources
+    from pathlib import Path
+
+    if spec is None:
+        return None
+    folder = "distill" if tool == "distill" else "train"
+    path = resolve_config(spec, folder)
+    name = Path(path).stem
+    if name in packaged_configs(folder):
+        packaged = resources.files("uno_env.configs").joinpath(folder, name + ".yaml")
+        if packaged.read_bytes() == Path(path).read_bytes():
+            return name
+    return os.fspath(spec)
 
 
 def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, str, str | None]:

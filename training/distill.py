@@ -25,7 +25,7 @@ Run directory ``runs/<name>/``::
 
     config.yaml              the resolved config
     command.json             the command that makes the run in one go (--config and every --set, a resume's too):
-                             the policy's ``trained_by``
+                             the policy's ``trained_by`` (training.checkpoints.run_command)
     labels/labels_<N>.npz    labelled decisions of games N to N + chunk - 1 (pickle-free arrays)
     labels/cpu_seconds.json  the CPU seconds each label file took (summed in the report across sessions)
     tb/distill/              TensorBoard log of the fit (training loss per batch, held-out figures per epoch)
@@ -56,18 +56,13 @@ from .config import (
     apply_overrides,
     check_writable_dir,
     distill_config_from_dict,
-    packaged_configs,
     parse_overrides,
     read_yaml,
-    resolve_config,
 )
 
 LABEL_KEYS = ("obs", "mask", "heur", "search", "q", "n")
 DEAL_SEED_BASE, SEARCH_SEED_BASE, SEED_STRIDE = 1_000_000, 10_000, 10**8
 CONFIG_FILE, LABELS_DIR, CPU_FILE = "config.yaml", "labels", "cpu_seconds.json"
-# the command that made the run ({"config": ..., "set": {key: value}}), kept so that a resumed run's policy still
-# names it, with the options the resume changed
-COMMAND_FILE = "command.json"
 # what the labels depend on: a resumed run may not change them (labels.games may grow, the fit and arena may change)
 FIXED_ON_RESUME = ("seed", "env", "labels.teacher", "labels.chunk")
 
@@ -449,20 +444,21 @@ def write_report(run_dir: str, report: dict[str, Any]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------- the run
-def distill(cfg: DistillConfig, run_dir: str, progress: bool = True,
-            command: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Label, fit and evaluate in ``run_dir``; returns the report.  ``command`` (see :func:`run_command`) is what
-    the policy's ``trained_by`` and the report name; without it, ``--config`` and the run's name."""
+def distill(cfg: DistillConfig, run_dir: str, progress: bool = True, command: str | None = None) -> dict[str, Any]:
+    """Label, fit and evaluate in ``run_dir``; returns the report.  ``command`` (the command line
+    :func:`~uno_env.training.checkpoints.run_command` gives) is what the policy's ``trained_by`` and the report
+    name; without it, ``--config`` and the run's name."""
     import yaml
 
     t0 = time.time()
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, CONFIG_FILE), "w", encoding="utf-8") as fh:
         yaml.safe_dump(_as_dict(cfg), fh, sort_keys=False)
+    command_line = command or f"uno-env distill --config {cfg.name}"
     if command is not None:
-        with open(os.path.join(run_dir, COMMAND_FILE), "w", encoding="utf-8") as fh:
-            json.dump(command, fh, indent=1)
-    command_line = _command_line(command) if command is not None else f"uno-env distill --config {cfg.name}"
+        from .checkpoints import save_command
+
+        save_command(run_dir, command)
     labels_dir = os.path.join(run_dir, LABELS_DIR)
     lab = label_games(cfg, labels_dir, progress)
     policy_path = os.path.join(run_dir, "policy.npz")
@@ -522,50 +518,6 @@ def prepare_run(args: argparse.Namespace) -> tuple[DistillConfig, str]:
     return cfg, run_dir
 
 
-def _config_label(spec: str | None) -> str | None:
-    """How the command names its config: a packaged config by its name, also when given as the path of a file with
-    that config's text (``configs/distill/NAME.yaml`` in a checkout), any other file by its path as given."""
-    from importlib import resources
-    from pathlib import Path
-
-    if spec is None:
-        return None
-    path = resolve_config(spec, "distill")
-    name = Path(path).stem
-    if name in packaged_configs("distill"):
-        packaged = resources.files("uno_env.configs").joinpath("distill", name + ".yaml")
-        if packaged.read_bytes() == Path(path).read_bytes():
-            return name
-    return os.fspath(spec)
-
-
-def run_command(args: argparse.Namespace, run_dir: str) -> dict[str, Any]:
-    """The command that reproduces the run's policy in one go: ``--config`` and every ``--set`` (``--name`` and
-    ``--run-dir`` only place it).  A resumed run starts from the command that began it and adds the options given
-    now, a key given again keeping its place with its latest value."""
-    saved: dict[str, Any] = {"config": _config_label(args.config), "set": {}}
-    if args.resume:
-        try:
-            with open(os.path.join(run_dir, COMMAND_FILE), encoding="utf-8") as fh:
-                data = json.load(fh)
-            if (isinstance(data, dict) and isinstance(data.get("set"), dict)
-                    and isinstance(data.get("config"), (str, type(None)))):
-                saved = {"config": data["config"], "set": {str(k): str(v) for k, v in data["set"].items()}}
-        except (OSError, ValueError):
-            pass  # a run begun before this file existed: its --config and the options given now
-    for item in args.overrides or []:
-        key, value = item.split("=", 1)  # parse_overrides has checked the form
-        saved["set"][key.strip()] = value
-    return saved
-
-
-def _command_line(command: dict[str, Any]) -> str:
-    import shlex
-
-    config = f" --config {shlex.quote(command['config'])}" if command["config"] is not None else ""
-    return "uno-env distill" + config + "".join(f" --set {shlex.quote(f'{k}={v}')}" for k, v in command["set"].items())
-
-
 def _get(d: dict[str, Any], dotted: str) -> Any:
     for part in dotted.split("."):
         d = d.get(part) if isinstance(d, dict) else None  # type: ignore[assignment]
@@ -587,6 +539,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``uno-env distill``: label, fit, evaluate and write the report; returns the exit status."""
+    from .checkpoints import run_command
+
     try:
         cfg, run_dir = prepare_run(args)
     except (ConfigError, DistillError) as e:
@@ -594,7 +548,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         report = distill(cfg, run_dir, progress=cfg.progress_bar and sys.stderr.isatty(),
-                         command=run_command(args, run_dir))
+                         command=run_command(args, run_dir, "distill"))
     except (DistillError, ImportError) as e:
         print(f"uno-env distill: error: {e}", file=sys.stderr)
         return 1

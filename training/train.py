@@ -22,6 +22,7 @@ environments, the learning loop, the finish.  The parts live in their own module
 Run directory ``runs/<name>/``::
 
     config.yaml            the resolved config
+    command.json           the command that makes the run in one go (--config and every --set, a resume's too)
     checkpoints/step_<N>/  model.zip (weights + optimizer), state.json (step, pool, eval history, RNG states),
                            torch_rng.pt; written to a temp dir and renamed, so a checkpoint is whole or absent
     pool/                  frozen snapshots (numpy .npz) the opponent pool draws from
@@ -48,6 +49,8 @@ from .checkpoints import (
     load_checkpoint_state,
     prepare_run,
     restore_rng_states,
+    run_command,
+    save_command,
 )
 from .config import ConfigError, TrainConfig, config_to_dict
 
@@ -75,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"uno-env train: error: {e}", file=sys.stderr)
         return 2
     try:
-        summary = train(cfg, run_dir, checkpoint)
+        summary = train(cfg, run_dir, checkpoint, command=run_command(args, run_dir, "train"))
     except (TrainError, ImportError) as e:
         print(f"uno-env train: error: {e}", file=sys.stderr)
         return 2
@@ -87,8 +90,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict:
-    """Run (or continue) training, then save the policy, evaluate it and write the report."""
+def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None, command: str | None = None) -> dict:
+    """Run (or continue) training, then save the policy, evaluate it and write the report.  ``command`` (the
+    command line :func:`~uno_env.training.checkpoints.run_command` gives) is what the report names as the run's;
+    without it, ``--config`` and the run's name."""
     from .algorithms import get_algorithm
     from .report import write_report
     from .run_state import RunState, next_multiple, show_path
@@ -138,6 +143,8 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
         raise e if isinstance(e, TrainError) else TrainError(f"cannot set up the run: {e}") from None
     os.makedirs(run_dir, exist_ok=True)
     _write_config(cfg, run_dir)
+    if command is not None:
+        save_command(run_dir, command)
 
     # --- learning loop (the algorithm's; run_state's hooks run between rollouts) ------------------------------
     remaining = cfg.total_steps - algo.num_steps(model)
@@ -168,6 +175,7 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None) -> dict
               f"{100 * r['ci_high']:.1f}]  ({r['games']:,} games, {r['seconds']:.0f} s)", flush=True)
     summary = {
         "name": cfg.name,
+        "command": command or f"uno-env train --config {cfg.name}",
         "run_dir": run_dir,
         "config": config_to_dict(cfg),
         "seed": cfg.seed,
