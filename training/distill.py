@@ -373,7 +373,7 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
                        "include_mask": True, "advice": "heuristic", "advice_gain": 1.0},
             "steps": 0, "seed": cfg.seed, "teacher": cfg.labels.teacher, "target": f.target,
             "margin": None if choice else f.margin, "labelled_decisions": int(len(heur)),
-            "trained_by": command or f"uno-env distill --config {cfg.name}"}
+            "trained_by": command or _bare_command(cfg)}
     save_policy_files(weights, out_path, meta)
     departs = float(np.mean(teacher != heur))
     return {"decisions": int(len(heur)), "teacher_departs": departs, "train": int(len(train_ix)),
@@ -454,7 +454,7 @@ def distill(cfg: DistillConfig, run_dir: str, progress: bool = True, command: st
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, CONFIG_FILE), "w", encoding="utf-8") as fh:
         yaml.safe_dump(_as_dict(cfg), fh, sort_keys=False)
-    command_line = command or f"uno-env distill --config {cfg.name}"
+    command_line = command or _bare_command(cfg)
     if command is not None:
         from .checkpoints import save_command
 
@@ -470,6 +470,11 @@ def distill(cfg: DistillConfig, run_dir: str, progress: bool = True, command: st
               "arena": ev["arena"], "wall_time_seconds": round(time.time() - t0, 1), "config": _as_dict(cfg)}
     write_report(run_dir, report)
     return report
+
+
+def _bare_command(cfg: DistillConfig) -> str:
+    """What a run names as its command when it is not told the one that started it (a call from Python)."""
+    return f"uno-env distill --config {cfg.name}"
 
 
 def _as_dict(cfg: DistillConfig) -> dict[str, Any]:
