@@ -1,7 +1,9 @@
 """The ladder: every baseline against every other, per game (2 players), OpenSkill ratings and head-to-head intervals.
 
-Each pair plays ``--games`` seeded games (seats rotate) with :func:`uno_env.training.evaluate.run_arena`; the results
-are saved as JSON (``benchmarks/results/ladder/<game>_2p.json``), from which the ratings are computed: OpenSkill's
+Each pair plays ``--games`` seeded games (seats rotate) with :func:`uno_env.training.evaluate.run_arena`, with
+``--duplicate`` as duplicate deals (every deal played once with each seating, the interval over deals, which the luck
+of the cards leaves narrower for close agents); the results are saved as JSON
+(``benchmarks/results/ladder/<game>_2p.json``), from which the ratings are computed: OpenSkill's
 Plackett-Luce model updated game by game, the pairs' games interleaved in a fixed order, so the same JSON always
 gives the same table.  ``--write-readme`` puts the tables between the ladder markers of README.md.
 
@@ -9,6 +11,8 @@ gives the same table.  ``--write-readme`` puts the tables between the ladder mar
     python benchmarks/ladder.py --read-only --write-readme
     python benchmarks/ladder.py --games 2000 --agents random greedy heuristic ppo --replay
     python benchmarks/ladder.py --games 10000 --replay-agent ppo   # only ppo's pairs, with more games
+    python benchmarks/ladder.py --duplicate --games 20000 --agents random greedy heuristic ppo --replay
+    python benchmarks/ladder.py --duplicate --games 2000 --replay-agent ismcts    # the slow agent's pairs, fewer
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 from uno_env.agents.registry import BASELINES
-from uno_env.training.evaluate import run_arena, wilson_interval
+from uno_env.training.evaluate import duplicate_interval, run_arena, wilson_interval
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "ladder"
@@ -44,26 +48,33 @@ def available(game: str, agents: list[str]) -> list[str]:
 
 
 def play(game: str, agents: list[str], games: int, seed: int, workers: int, replay: bool,
-         replay_agent: str | None = None) -> dict:
-    """Every pair's head-to-head (cached in the game's JSON: only missing pairs are played).  With
-    ``replay_agent``, that agent's pairs are played again with ``games`` games and the other pairs kept as saved
-    (a new policy, or more games to separate two close agents)."""
+         replay_agent: str | None = None, duplicate: bool = False) -> dict:
+    """Every pair's head-to-head (cached in the game's JSON: only missing pairs are played, and a pair saved with
+    another number of games or the other kind of arena counts as missing).  With ``replay_agent``, that agent's
+    pairs are played again with ``games`` games and the other pairs kept as saved (a new policy, or more games to
+    separate two close agents).  ``duplicate``: duplicate deals (``run_arena(duplicate=True)``), saved with the
+    deals and the standard deviation of each side's deal scores, from which :func:`table` gives the interval."""
     agents = available(game, agents)
     path = OUT / f"{game}_2p.json"
     data = json.loads(path.read_text()) if path.exists() and not replay else {"game": game, "num_players": 2,
                                                                               "pairs": []}
     if replay_agent is None:
-        have = {(p["a"], p["b"]) for p in data["pairs"] if p["games"] == games}
+        have = {(p["a"], p["b"]) for p in data["pairs"]
+                if p["games"] == games and p.get("duplicate", False) == duplicate}
     else:
         have = {(p["a"], p["b"]) for p in data["pairs"] if replay_agent not in (p["a"], p["b"])}
     data["pairs"] = [p for p in data["pairs"] if (p["a"], p["b"]) in have]
     for a, b in itertools.combinations(agents, 2):
         if (a, b) in have:
             continue
-        res = run_arena([a, b], game=game, num_players=2, games=games, seed=seed, workers=workers, ratings=False)
-        first = res.agents[0]
-        data["pairs"].append({"a": a, "b": b, "games": games, "seed": seed, "wins_a": first.wins,
-                              "wins_b": res.agents[1].wins, "truncated": res.truncated})
+        res = run_arena([a, b], game=game, num_players=2, games=games, seed=seed, workers=workers, ratings=False,
+                        duplicate=duplicate)
+        first, second = res.agents
+        pair = {"a": a, "b": b, "games": games, "seed": seed, "wins_a": first.wins, "wins_b": second.wins,
+                "truncated": res.truncated}
+        if duplicate:
+            pair.update(duplicate=True, deals=first.deals, deal_sd_a=first.deal_sd, deal_sd_b=second.deal_sd)
+        data["pairs"].append(pair)
         print(f"{game}: {a} vs {b}: {first.wins}/{games}", flush=True)
         OUT.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=2) + "\n")
@@ -106,14 +117,43 @@ def ratings(data: dict) -> dict[str, tuple[float, float]]:
     return {n: (float(x.mu), float(x.sigma)) for n, x in r.items()}
 
 
+def _pairs_named(pairs: list[dict], every: list[dict]) -> str:
+    """``pairs`` (some of ``every``) in words: "x's pairs" when they are all of one agent's pairs, else each pair."""
+    names = {p["a"] for p in every} | {p["b"] for p in every}
+    for n in sorted(names):
+        if len(pairs) > 1 and [p for p in every if n in (p["a"], p["b"])] == pairs:
+            return f"{n}'s pairs"
+    return ", ".join(f"{p['a']} vs {p['b']}" for p in pairs)
+
+
+def _heading(data: dict) -> str:
+    """The table's heading: the usual number of games per pair, the pairs that played another, and the arena."""
+    every = data["pairs"]
+    usual = Counter(p["games"] for p in every).most_common(1)[0][0]
+    sizes = f"{usual:,} games per pair"
+    for n in sorted({p["games"] for p in every} - {usual}):
+        sizes += f", {_pairs_named([p for p in every if p['games'] == n], every)} {n:,}"
+    plain = [p for p in every if not p.get("duplicate")]
+    if not plain:
+        kind = "duplicate deals"
+    elif len(plain) == len(every):
+        kind = "seats rotated"
+    else:
+        kind = f"duplicate deals, seats rotated for {_pairs_named(plain, every)}"
+    return f"**{data['game']}, 2 players** ({sizes}, {kind})"
+
+
+def _interval(wins: int, games: int, pair: dict, side: str) -> tuple[float, float]:
+    """A side's 95% interval: over deals for a duplicate pair, else Wilson's over games."""
+    if pair.get("duplicate"):
+        return duplicate_interval(wins / games, pair[f"deal_sd_{side}"], pair["deals"])
+    return wilson_interval(wins, games)
+
+
 def table(data: dict) -> str:
     rt = ratings(data)
     order = sorted(rt, key=lambda n: -(rt[n][0] - 3 * rt[n][1]))
-    counts = Counter(p["games"] for p in data["pairs"])
-    usual = counts.most_common(1)[0][0]
-    sizes = f"{usual:,} games per pair" + "".join(f", {p['a']} vs {p['b']} {p['games']:,}" for p in data["pairs"]
-                                                   if p["games"] != usual)
-    lines = [f"**{data['game']}, 2 players** ({sizes}, seats rotated)", "",
+    lines = [_heading(data), "",
              "| rank | agent | OpenSkill mu | sigma | ordinal (mu - 3 sigma) |", "|---:|---|---:|---:|---:|"]
     for i, n in enumerate(order, 1):
         mu, sigma = rt[n]
@@ -121,16 +161,16 @@ def table(data: dict) -> str:
     lines += ["", "| row vs column: win rate [95% CI] | " + " | ".join(order) + " |", "|---|" + "---|" * len(order)]
     by = {}
     for p in data["pairs"]:
-        by[(p["a"], p["b"])] = (p["wins_a"], p["games"])
-        by[(p["b"], p["a"])] = (p["wins_b"], p["games"])
+        by[(p["a"], p["b"])] = (p["wins_a"], p["games"], p, "a")
+        by[(p["b"], p["a"])] = (p["wins_b"], p["games"], p, "b")
     for a in order:
         cells = []
         for b in order:
             if a == b:
                 cells.append("")
                 continue
-            w, g = by[(a, b)]
-            lo, hi = wilson_interval(w, g)
+            w, g, pair, side = by[(a, b)]
+            lo, hi = _interval(w, g, pair, side)
             cells.append(f"{100 * w / g:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
         lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
@@ -157,6 +197,8 @@ def main() -> None:
     ap.add_argument("--replay", action="store_true", help="play every pair again")
     ap.add_argument("--replay-agent", default=None, metavar="AGENT",
                     help="play this agent's pairs again with --games games, keep the other pairs as saved")
+    ap.add_argument("--duplicate", action="store_true",
+                    help="duplicate deals: every deal played once with each seating, the interval over deals")
     ap.add_argument("--write-readme", action="store_true")
     args = ap.parse_args()
     parts = []
@@ -167,7 +209,8 @@ def main() -> None:
                 continue
             data = json.loads(path.read_text())
         else:
-            data = play(game, args.agents, args.games, args.seed, args.workers, args.replay, args.replay_agent)
+            data = play(game, args.agents, args.games, args.seed, args.workers, args.replay, args.replay_agent,
+                        args.duplicate)
         parts.append(table(data))
     text = "\n".join(parts)
     print(text)
@@ -175,7 +218,8 @@ def main() -> None:
         cmd = "python benchmarks/ladder.py --read-only --write-readme"
         # the games per pair are in each table's heading (a replayed agent's pairs may have more)
         write_readme(text + f"\nGenerated by `{cmd}` from `benchmarks/results/ladder/*.json` (played with "
-                     f"`python benchmarks/ladder.py --games N`, an agent's pairs replayed with `--replay-agent`; "
+                     f"`python benchmarks/ladder.py --games N [--duplicate]`, an agent's pairs replayed with "
+                     f"`--replay-agent`; "
                      f"load average at writing {os.getloadavg()[0]:.1f}).\n")
 
 

@@ -63,3 +63,41 @@ def test_a_table_names_the_pairs_played_with_more_games():
     head = _ladder().table(data).splitlines()[0]
     assert "(100 games per pair, y vs z 1,000, seats rotated)" in head
     assert "52.0% [48.9, 55.1]" in _ladder().table(data)  # the 1,000-game pair's interval
+
+
+def test_a_duplicate_pair_gets_its_interval_over_deals_and_the_heading_says_which_pairs_are_duplicate():
+    pytest.importorskip("openskill")
+    dup = {"duplicate": True, "deals": 500, "deal_sd_a": 0.25, "deal_sd_b": 0.25}
+    data = {"game": "classic", "num_players": 2, "pairs": [
+        {"a": "x", "b": "y", "games": 1000, "wins_a": 550, "wins_b": 450, "truncated": 0, **dup},
+        {"a": "x", "b": "z", "games": 1000, "wins_a": 700, "wins_b": 300, "truncated": 0, **dup},
+        {"a": "y", "b": "z", "games": 1000, "wins_a": 520, "wins_b": 480, "truncated": 0},
+    ]}
+    text = _ladder().table(data)
+    assert text.splitlines()[0] == "**classic, 2 players** (1,000 games per pair, duplicate deals, seats rotated " \
+                                   "for y vs z)"
+    # 0.55 +- 1.96 * 0.25 / sqrt(500): narrower than Wilson's [51.9, 58.1] over the 1,000 games
+    assert "55.0% [52.8, 57.2]" in text and "45.0% [42.8, 47.2]" in text
+    assert "52.0% [48.9, 55.1]" in text  # the plain pair keeps Wilson's interval
+    four = {"game": "classic", "num_players": 2, "pairs": [
+        {"a": a, "b": b, "games": 200 if "z" in (a, b) else 1000, "wins_a": 110 if "z" in (a, b) else 550,
+         "wins_b": 90 if "z" in (a, b) else 450, "truncated": 0, **dup}
+        for a, b in [("x", "y"), ("x", "z"), ("x", "w"), ("y", "z"), ("y", "w"), ("z", "w")]]}
+    head = _ladder().table(four).splitlines()[0]
+    assert head == "**classic, 2 players** (1,000 games per pair, z's pairs 200, duplicate deals)"
+
+
+def test_the_ladder_plays_duplicate_pairs_and_keeps_them_apart_from_plain_ones(tmp_path, monkeypatch):
+    pytest.importorskip("openskill")
+    ladder = _ladder()
+    monkeypatch.setattr(ladder, "OUT", tmp_path)
+    data = ladder.play("classic", ["random", "greedy"], games=20, seed=3, workers=1, replay=False, duplicate=True)
+    (pair,) = data["pairs"]
+    assert pair["duplicate"] and pair["deals"] == 10 and pair["wins_a"] + pair["wins_b"] + pair["truncated"] == 20
+    assert pair["deal_sd_a"] >= 0 and pair["deal_sd_b"] >= 0
+    saved = json.loads((tmp_path / "classic_2p.json").read_text())
+    assert saved["pairs"] == data["pairs"]
+    again = ladder.play("classic", ["random", "greedy"], games=20, seed=3, workers=1, replay=False, duplicate=True)
+    assert again["pairs"] == data["pairs"]  # kept, not played again
+    plain = ladder.play("classic", ["random", "greedy"], games=20, seed=3, workers=1, replay=False)
+    assert "duplicate" not in plain["pairs"][0]  # a duplicate pair does not stand in for a plain one
