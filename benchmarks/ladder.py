@@ -1,18 +1,16 @@
 """The ladder: every baseline against every other, per game (2 players), OpenSkill ratings and head-to-head intervals.
 
-Each pair plays ``--games`` seeded games (seats rotate) with :func:`uno_env.training.evaluate.run_arena`, with
-``--duplicate`` as duplicate deals (every deal played once with each seating, the interval over deals, which the luck
-of the cards leaves narrower for close agents); the results are saved as JSON
+Each pair plays ``--games`` seeded games with :func:`uno_env.training.evaluate.run_arena`, as duplicate deals (every
+deal played once with each seating, the interval over deals, which the luck of the cards leaves narrower for close
+agents; ``--no-duplicate``: seats rotated, Wilson's interval over games); the results are saved as JSON
 (``benchmarks/results/ladder/<game>_2p.json``), from which the ratings are computed: OpenSkill's
 Plackett-Luce model updated game by game, the pairs' games interleaved in a fixed order, so the same JSON always
 gives the same table.  ``--write-readme`` puts the tables between the ladder markers of README.md.
 
     python benchmarks/ladder.py                        # play what is missing, print the tables
     python benchmarks/ladder.py --read-only --write-readme
-    python benchmarks/ladder.py --games 2000 --agents random greedy heuristic ppo --replay
-    python benchmarks/ladder.py --games 10000 --replay-agent ppo   # only ppo's pairs, with more games
-    python benchmarks/ladder.py --duplicate --games 20000 --agents random greedy heuristic ppo --replay
-    python benchmarks/ladder.py --duplicate --games 2000 --replay-agent ismcts    # the slow agent's pairs, fewer
+    python benchmarks/ladder.py --games 20000 --agents random greedy heuristic ppo --replay
+    python benchmarks/ladder.py --games 10000 --replay-agent ismcts   # only ismcts's pairs, with other games
 """
 from __future__ import annotations
 
@@ -22,6 +20,7 @@ import json
 import os
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from uno_env.agents.registry import BASELINES
 from uno_env.training.evaluate import duplicate_interval, run_arena, wilson_interval
@@ -49,18 +48,19 @@ def available(game: str, agents: list[str]) -> list[str]:
 
 def play(game: str, agents: list[str], games: int, seed: int, workers: int, replay: bool,
          replay_agent: str | None = None, duplicate: bool = False) -> dict:
-    """Every pair's head-to-head (cached in the game's JSON: only missing pairs are played, and a pair saved with
-    another number of games or the other kind of arena counts as missing).  With ``replay_agent``, that agent's
-    pairs are played again with ``games`` games and the other pairs kept as saved (a new policy, or more games to
-    separate two close agents).  ``duplicate``: duplicate deals (``run_arena(duplicate=True)``), saved with the
-    deals and the standard deviation of each side's deal scores, from which :func:`table` gives the interval."""
+    """Every pair's head-to-head, cached in the game's JSON: only the pairs it does not hold are played, with
+    ``games`` games (a saved pair stays as it was played, whatever its number of games and kind of arena; ``replay``
+    plays every pair again).  With ``replay_agent``, that agent's pairs are played again with ``games`` games and
+    the other pairs kept as saved (a new policy, or more games to separate two close agents).  ``duplicate``:
+    duplicate deals (``run_arena(duplicate=True)``), saved with the deals and the standard deviation of each side's
+    deal scores, from which :func:`table` gives the interval."""
     agents = available(game, agents)
     path = OUT / f"{game}_2p.json"
-    data = json.loads(path.read_text()) if path.exists() and not replay else {"game": game, "num_players": 2,
-                                                                              "pairs": []}
+    data: dict[str, Any] = {"game": game, "num_players": 2, "pairs": []}
+    if path.exists() and not replay:
+        data = json.loads(path.read_text())
     if replay_agent is None:
-        have = {(p["a"], p["b"]) for p in data["pairs"]
-                if p["games"] == games and p.get("duplicate", False) == duplicate}
+        have = {(p["a"], p["b"]) for p in data["pairs"]}
     else:
         have = {(p["a"], p["b"]) for p in data["pairs"] if replay_agent not in (p["a"], p["b"])}
     data["pairs"] = [p for p in data["pairs"] if (p["a"], p["b"]) in have]
@@ -197,8 +197,9 @@ def main() -> None:
     ap.add_argument("--replay", action="store_true", help="play every pair again")
     ap.add_argument("--replay-agent", default=None, metavar="AGENT",
                     help="play this agent's pairs again with --games games, keep the other pairs as saved")
-    ap.add_argument("--duplicate", action="store_true",
-                    help="duplicate deals: every deal played once with each seating, the interval over deals")
+    ap.add_argument("--duplicate", action=argparse.BooleanOptionalAction, default=True,
+                    help="duplicate deals: every deal played once with each seating, the interval over deals "
+                         "(default; --no-duplicate: seats rotated, Wilson's interval over games)")
     ap.add_argument("--write-readme", action="store_true")
     args = ap.parse_args()
     parts = []
@@ -218,7 +219,7 @@ def main() -> None:
         cmd = "python benchmarks/ladder.py --read-only --write-readme"
         # the games per pair are in each table's heading (a replayed agent's pairs may have more)
         write_readme(text + f"\nGenerated by `{cmd}` from `benchmarks/results/ladder/*.json` (played with "
-                     f"`python benchmarks/ladder.py --games N [--duplicate]`, an agent's pairs replayed with "
+                     f"`python benchmarks/ladder.py --games N`, an agent's pairs replayed with "
                      f"`--replay-agent`; "
                      f"load average at writing {os.getloadavg()[0]:.1f}).\n")
 

@@ -87,7 +87,7 @@ def test_a_duplicate_pair_gets_its_interval_over_deals_and_the_heading_says_whic
     assert head == "**classic, 2 players** (1,000 games per pair, z's pairs 200, duplicate deals)"
 
 
-def test_the_ladder_plays_duplicate_pairs_and_keeps_them_apart_from_plain_ones(tmp_path, monkeypatch):
+def test_the_ladder_plays_duplicate_pairs_and_keeps_what_it_saved(tmp_path, monkeypatch):
     pytest.importorskip("openskill")
     ladder = _ladder()
     monkeypatch.setattr(ladder, "OUT", tmp_path)
@@ -97,7 +97,10 @@ def test_the_ladder_plays_duplicate_pairs_and_keeps_them_apart_from_plain_ones(t
     assert pair["deal_sd_a"] >= 0 and pair["deal_sd_b"] >= 0
     saved = json.loads((tmp_path / "classic_2p.json").read_text())
     assert saved["pairs"] == data["pairs"]
-    again = ladder.play("classic", ["random", "greedy"], games=20, seed=3, workers=1, replay=False, duplicate=True)
-    assert again["pairs"] == data["pairs"]  # kept, not played again
-    plain = ladder.play("classic", ["random", "greedy"], games=20, seed=3, workers=1, replay=False)
-    assert "duplicate" not in plain["pairs"][0]  # a duplicate pair does not stand in for a plain one
+    # a saved pair is kept whatever --games and the kind of arena ask for; --replay plays it again
+    again = ladder.play("classic", ["random", "greedy"], games=40, seed=3, workers=1, replay=False)
+    assert again["pairs"] == data["pairs"]
+    plain = ladder.play("classic", ["random", "greedy"], games=40, seed=3, workers=1, replay=True)
+    (pair,) = plain["pairs"]
+    assert "duplicate" not in pair and pair["games"] == 40
+    assert json.loads((tmp_path / "classic_2p.json").read_text())["pairs"] == [pair]
