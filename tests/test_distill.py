@@ -217,12 +217,20 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
     assert meta["policy"]["net_arch"] == list(cfg.fit.net_arch)
 
 
-@pytest.mark.parametrize("config, game, chain", [
-    # each shipped 2-player policy, then the policies its teachers' searches started from, newest first
-    ("dice2_distill", "dice", ["dice_2p_distill1_policy", "dice_2p_ppo_policy"]),
-    ("pocket2_distill", "pocket", ["pocket_2p_ppo_policy"]),
-    ("classic2_distill", "classic", ["classic_2p_ppo_policy"]),
-])
+# each shipped 2-player policy, then the policies its teachers' searches started from, newest first, with the
+# search's arguments other than its prior in that round
+CHAINS = [
+    ("dice2_distill", "dice", [("dice_2p_distill1_policy", ""), ("dice_2p_ppo_policy", "")]),
+    ("pocket2_distill", "pocket", [("pocket_2p_ppo_policy", "")]),
+    ("classic2_distill", "classic", [("classic_2p_distill1_policy", "sims=300"), ("classic_2p_ppo_policy", "")]),
+]
+
+
+def _teacher(search: str, prior: str) -> str:
+    return "ismcts:" + (f"{search}," if search else "") + f"prior={prior}"
+
+
+@pytest.mark.parametrize("config, game, chain", CHAINS, ids=[c[0] for c in CHAINS])
 def test_a_shipped_two_player_policy_names_the_chain_of_rounds_that_made_it(config, game, chain):
     """Expert iteration, each round's teacher the search from the round before's policy, every file in the chain
     kept so that each round is reproducible: a policy names its teacher's base policy by file, and the chain ends at
@@ -235,14 +243,46 @@ def test_a_shipped_two_player_policy_names_the_chain_of_rounds_that_made_it(conf
     assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, 2, "ismcts")
     kept = ROOT / "benchmarks" / "results" / "training"
     meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_2p.json").read_text())
-    for prior in chain:
-        teacher = f"ismcts:prior=benchmarks/results/training/{prior}.npz"
+    for prior, search in chain:
+        teacher = _teacher(search, f"benchmarks/results/training/{prior}.npz")
         assert meta["teacher"] == teacher
         assert meta["trained_by"] == f"uno-env distill --config {config} --set labels.teacher={teacher}"
         assert (meta["target"], meta["policy"]["net_arch"]) == (cfg.fit.target, list(cfg.fit.net_arch))
         meta = load_weights(kept / f"{prior}.npz")[1]
         assert meta == json.loads((kept / f"{prior}.json").read_text())
     assert meta["trained_by"] == f"uno-env train --config {game}_ppo"
+
+
+def test_make_train_all_runs_every_round_of_the_shipped_two_player_policies(tmp_path):
+    """`make train-all` remakes each shipped 2-player policy's chain from its own runs: the same rounds, configs and
+    search arguments as the chain above, each round's search starting from the run of the round before."""
+    import shutil
+    import subprocess
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "uno-env").write_text('#!/bin/sh\necho "uno-env $*"\n')
+    (fake / "uno-env").chmod(0o755)
+    # STAMP= drops the set-up prerequisite; runs/ of the checkout only decides the --resume flags
+    out = subprocess.run(["make", "-s", "train-all", f"BIN={fake}", "STAMP="], cwd=ROOT, capture_output=True,
+                         text=True, check=True, timeout=60).stdout
+    teacher_of = {}
+    for line in out.splitlines():
+        words = line.split()
+        if words[:2] == ["uno-env", "distill"] and "--name" in words:
+            name, config = words[words.index("--name") + 1], words[words.index("--config") + 1]
+            teacher_of[name] = (config, words[words.index("--set") + 1].removeprefix("labels.teacher="))
+    for config, game, chain in CHAINS:
+        run = config  # the shipped policy is the run named as its config
+        for _, search in chain:
+            got_config, teacher = teacher_of[run]
+            prior_run = teacher.rpartition("prior=runs/")[2].removesuffix("/policy.npz")
+            assert (got_config, teacher) == (config, _teacher(search, f"runs/{prior_run}/policy.npz"))
+            run = prior_run
+        assert run == f"{game}_ppo"
+        assert f"uno-env train --config {game}_ppo" in out
 
 
 def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):
