@@ -100,7 +100,7 @@ def test_the_ladder_plays_duplicate_pairs_and_keeps_what_it_saved(tmp_path, monk
     # a saved pair is kept whatever --games and the kind of arena ask for; --replay plays it again
     again = ladder.play("classic", ["random", "greedy"], games=40, seed=3, workers=1, replay=False)
     assert again["pairs"] == data["pairs"]
-    plain = ladder.play("classic", ["random", "greedy"], games=40, seed=3, workers=1, replay=True)
+    plain = ladder.play("classic", ["random", "greedy"], games=40, seed=3, workers=1, replay=True, duplicate=False)
     (pair,) = plain["pairs"]
     assert "duplicate" not in pair and pair["games"] == 40
     assert json.loads((tmp_path / "classic_2p.json").read_text())["pairs"] == [pair]
