@@ -55,10 +55,10 @@ train: $(STAMP)
 
 # every shipped policy's run, one after the other (each resumes where it stopped): 2-player classic, pocket and
 # dice with PPO, then 4-player classic, pocket and dice distilled from the search (PPO's classic4_ppo ends level with the
-# heuristic there: `uno-env train --config classic4_ppo`), then expert iteration at 2 players, two rounds in each
-# game: the search from classic_ppo's, pocket_ppo's and dice_ppo's policies and then from each first student (in
-# classic and pocket with 300 samples a decision; configs/distill/classic2_distill.yaml, pocket2_distill.yaml,
-# dice2_distill.yaml); `python tools/ship_policy.py runs/<run>`
+# heuristic there: `uno-env train --config classic4_ppo`), then expert iteration at 2 players: the search from
+# classic_ppo's, pocket_ppo's and dice_ppo's policies and then from each student, two rounds in classic and pocket
+# and three in dice (the last round of each with 300 samples a decision; configs/distill/classic2_distill.yaml,
+# pocket2_distill.yaml, dice2_distill.yaml); `python tools/ship_policy.py runs/<run>`
 # ships a run's policy (runs/classic2_distill, runs/pocket2_distill, runs/dice2_distill at 2 players)
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo
 DISTILL_ALL = classic4_distill pocket4_distill dice4_distill
@@ -67,7 +67,8 @@ ITERATION_ROUNDS = classic2_distill_round1:classic2_distill:runs/classic_ppo \
 	classic2_distill:classic2_distill:runs/classic2_distill_round1:sims=300 \
 	pocket2_distill_round1:pocket2_distill:runs/pocket_ppo \
 	pocket2_distill:pocket2_distill:runs/pocket2_distill_round1:sims=300 \
-	dice2_distill_round1:dice2_distill:runs/dice_ppo dice2_distill:dice2_distill:runs/dice2_distill_round1
+	dice2_distill_round1:dice2_distill:runs/dice_ppo dice2_distill_round2:dice2_distill:runs/dice2_distill_round1 \
+	dice2_distill:dice2_distill:runs/dice2_distill_round2:sims=300
 train-all: $(STAMP)
 	for c in $(TRAIN_ALL); do \
 		$(BIN)/uno-env train --config $$c $$(test -d runs/$$c/checkpoints && echo --resume) || exit 1; \

@@ -82,7 +82,8 @@ the tree 49.6%); against the heuristic 54.0%, 56.4% and 72.2% (improving on the 
 Those figures were against the PPO policies shipped then; the policies shipped now are this search distilled
 (``classic2_distill``, ``pocket2_distill``, ``dice2_distill``), and the search from them wins 52.4% [50.3, 54.6]
 (classic; 50.8% [50.3, 51.3] over 10,000 duplicate games), 50.9% [48.7, 53.1] (pocket; 51.5% [51.0, 52.0] over
-10,000 duplicate games) and 54.2% [52.1, 56.4] against them, and 54.6%, 56.2% and 74.1% against the heuristic.
+10,000 duplicate games) and 55.3% [53.1, 57.5] (UNO Dice; 53.7% [52.9, 54.5] over 10,000 duplicate games) against
+them, and 54.6%, 56.2% and 74.5% against the heuristic.
 The policy's choice is one forward pass of a small network on the seat's observation, 0.1-0.15 ms.
 
 A search needs the game state, not only the observation vector: like OpenSpiel's bots, the agent is handed the

@@ -220,7 +220,8 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
 # each shipped 2-player policy, then the policies its teachers' searches started from, newest first, with the
 # search's arguments other than its prior in that round
 CHAINS = [
-    ("dice2_distill", "dice", [("dice_2p_distill1_policy", ""), ("dice_2p_ppo_policy", "")]),
+    ("dice2_distill", "dice", [("dice_2p_distill2_policy", "sims=300"), ("dice_2p_distill1_policy", ""),
+                                ("dice_2p_ppo_policy", "")]),
     ("pocket2_distill", "pocket", [("pocket_2p_distill1_policy", "sims=300"), ("pocket_2p_ppo_policy", "")]),
     ("classic2_distill", "classic", [("classic_2p_distill1_policy", "sims=300"), ("classic_2p_ppo_policy", "")]),
 ]
