@@ -237,8 +237,7 @@ def test_bad_configs_are_refused_by_key(override, words):
     assert words in str(info.value)
 
 
-@pytest.mark.parametrize("config, game", [("classic4_distill", "classic"), ("pocket4_distill", "pocket"),
-                                          ("dice4_distill", "dice")])
+@pytest.mark.parametrize("config, game", [("classic4_distill", "classic"), ("pocket4_distill", "pocket")])
 def test_the_packaged_config_is_the_shipped_policys(config, game):
     from importlib import resources
 
@@ -251,13 +250,21 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
     assert meta["policy"]["net_arch"] == list(cfg.fit.net_arch)
 
 
-# each shipped 2-player policy, then the policies its teachers' searches started from, newest first, with the
-# search's arguments other than its prior in that round
+# each shipped policy made by expert iteration: its packaged config, game, players and run, then the policies its
+# teachers' searches started from, newest first, with the search's arguments other than its prior in that round, and
+# the command (and run) that made the first of them
 CHAINS = [
-    ("dice2_distill", "dice", [("dice_2p_distill2_policy", "sims=300"), ("dice_2p_distill1_policy", ""),
-                                ("dice_2p_ppo_policy", "")]),
-    ("pocket2_distill", "pocket", [("pocket_2p_distill1_policy", "sims=300"), ("pocket_2p_ppo_policy", "")]),
-    ("classic2_distill", "classic", [("classic_2p_distill1_policy", "sims=300"), ("classic_2p_ppo_policy", "")]),
+    ("dice2_distill", "dice", 2, "dice2_distill", [("dice_2p_distill2_policy", "sims=300"),
+                                                   ("dice_2p_distill1_policy", ""), ("dice_2p_ppo_policy", "")],
+     "uno-env train --config dice_ppo"),
+    ("pocket2_distill", "pocket", 2, "pocket2_distill", [("pocket_2p_distill1_policy", "sims=300"),
+                                                         ("pocket_2p_ppo_policy", "")],
+     "uno-env train --config pocket_ppo"),
+    ("classic2_distill", "classic", 2, "classic2_distill", [("classic_2p_distill1_policy", "sims=300"),
+                                                            ("classic_2p_ppo_policy", "")],
+     "uno-env train --config classic_ppo"),
+    ("dice4_distill", "dice", 4, "dice4_distill_round2", [("dice_4p_distill1_policy", "mode=flat")],
+     "uno-env distill --config dice4_distill"),
 ]
 
 
@@ -265,19 +272,20 @@ def _teacher(search: str, prior: str) -> str:
     return "ismcts:" + (f"{search}," if search else "") + f"prior={prior}"
 
 
-@pytest.mark.parametrize("config, game, chain", CHAINS, ids=[c[0] for c in CHAINS])
-def test_a_shipped_two_player_policy_names_the_chain_of_rounds_that_made_it(config, game, chain):
+@pytest.mark.parametrize("config, game, players, run, chain, origin", CHAINS, ids=[c[3] for c in CHAINS])
+def test_a_shipped_policy_names_the_chain_of_rounds_that_made_it(config, game, players, run, chain, origin):
     """Expert iteration, each round's teacher the search from the round before's policy, every file in the chain
     kept so that each round is reproducible: a policy names its teacher's base policy by file, and the chain ends at
-    the policy the PPO trainer made; the packaged config's fit is the one every round used."""
+    the policy the PPO trainer (or, at 4 players, a first distillation) made; the packaged config's fit is the one
+    every round used."""
     from importlib import resources
 
     from uno_env.agents.policy import load_weights
 
     cfg = load_distill_config(config)
-    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, 2, "ismcts")
+    assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, players, "ismcts")
     kept = ROOT / "benchmarks" / "results" / "training"
-    meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_2p.json").read_text())
+    meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_{players}p.json").read_text())
     for prior, search in chain:
         teacher = _teacher(search, f"benchmarks/results/training/{prior}.npz")
         assert meta["teacher"] == teacher
@@ -285,12 +293,12 @@ def test_a_shipped_two_player_policy_names_the_chain_of_rounds_that_made_it(conf
         assert (meta["target"], meta["policy"]["net_arch"]) == (cfg.fit.target, list(cfg.fit.net_arch))
         meta = load_weights(kept / f"{prior}.npz")[1]
         assert meta == json.loads((kept / f"{prior}.json").read_text())
-    assert meta["trained_by"] == f"uno-env train --config {game}_ppo"
+    assert meta["trained_by"] == origin
 
 
-def test_make_train_all_runs_every_round_of_the_shipped_two_player_policies(tmp_path):
-    """`make train-all` remakes each shipped 2-player policy's chain from its own runs: the same rounds, configs and
-    search arguments as the chain above, each round's search starting from the run of the round before."""
+def test_make_train_all_runs_every_round_of_the_shipped_policies(tmp_path):
+    """`make train-all` remakes each chain above from its own runs: the same rounds, configs and search arguments,
+    each round's search starting from the run of the round before, the first from the run the origin makes."""
     import shutil
     import subprocess
 
@@ -309,15 +317,16 @@ def test_make_train_all_runs_every_round_of_the_shipped_two_player_policies(tmp_
         if words[:2] == ["uno-env", "distill"] and "--name" in words:
             name, config = words[words.index("--name") + 1], words[words.index("--config") + 1]
             teacher_of[name] = (config, words[words.index("--set") + 1].removeprefix("labels.teacher="))
-    for config, game, chain in CHAINS:
-        run = config  # the shipped policy is the run named as its config
+    for config, _game, _players, run, chain, origin in CHAINS:
         for _, search in chain:
             got_config, teacher = teacher_of[run]
             prior_run = teacher.rpartition("prior=runs/")[2].removesuffix("/policy.npz")
             assert (got_config, teacher) == (config, _teacher(search, f"runs/{prior_run}/policy.npz"))
             run = prior_run
-        assert run == f"{game}_ppo"
-        assert f"uno-env train --config {game}_ppo" in out
+        assert run == origin.rpartition(" ")[2]  # the origin's run is named as its config
+        assert run not in teacher_of  # the origin is no round of a chain: its own command, with --resume or not
+        assert any(line.split()[:4] == origin.split() and set(line.split()[4:]) <= {"--resume"}
+                   for line in out.splitlines())
 
 
 def test_a_damaged_timing_file_leaves_its_files_untimed(tmp_path):

@@ -10,6 +10,7 @@ metadata as ``float16_agreement``).  The metadata also gets the run's final aren
 """
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -78,4 +79,10 @@ def main(run_dir: str) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(sys.argv[1]))
+    parser = argparse.ArgumentParser(description="copy a training run's policy into the package as the ppo agent's "
+                                                 "policy for its game and player count (float16, checked)")
+    parser.add_argument("run_dir", help="the run directory: its policy.npz and report.json")
+    args = parser.parse_args()
+    if not (Path(args.run_dir) / "policy.npz").is_file() or not (Path(args.run_dir) / "report.json").is_file():
+        parser.error(f"{args.run_dir}: not a finished run (policy.npz and report.json are needed)")
+    raise SystemExit(main(args.run_dir))
