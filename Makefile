@@ -59,18 +59,18 @@ train: $(STAMP)
 # classic_ppo's, pocket_ppo's and dice_ppo's policies and then from each student, two rounds in classic and pocket
 # and three in dice (the last round of each with 300 samples a decision; configs/distill/classic2_distill.yaml,
 # pocket2_distill.yaml, dice2_distill.yaml), and a second round in 4-player dice, the flat search from
-# dice4_distill's policy; `python tools/ship_policy.py runs/<run>` ships a run's policy (runs/classic2_distill,
+# dice4_distill's policy labelling twice the games; `python tools/ship_policy.py runs/<run>` ships a run's policy (runs/classic2_distill,
 # runs/pocket2_distill, runs/dice2_distill at 2 players, runs/dice4_distill_round2 in 4-player dice)
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo
 DISTILL_ALL = classic4_distill pocket4_distill dice4_distill
-# run:config:the run whose policy the search starts from[:the search's other arguments]
+# run:config:the run whose policy the search starts from[:the search's other arguments[:config overrides, colon-separated]]
 ITERATION_ROUNDS = classic2_distill_round1:classic2_distill:runs/classic_ppo \
 	classic2_distill:classic2_distill:runs/classic2_distill_round1:sims=300 \
 	pocket2_distill_round1:pocket2_distill:runs/pocket_ppo \
 	pocket2_distill:pocket2_distill:runs/pocket2_distill_round1:sims=300 \
 	dice2_distill_round1:dice2_distill:runs/dice_ppo dice2_distill_round2:dice2_distill:runs/dice2_distill_round1 \
 	dice2_distill:dice2_distill:runs/dice2_distill_round2:sims=300 \
-	dice4_distill_round2:dice4_distill:runs/dice4_distill:mode=flat
+	dice4_distill_round2:dice4_distill:runs/dice4_distill:mode=flat:labels.games=307200
 train-all: $(STAMP)
 	for c in $(TRAIN_ALL); do \
 		$(BIN)/uno-env train --config $$c $$(test -d runs/$$c/checkpoints && echo --resume) || exit 1; \
@@ -80,8 +80,10 @@ train-all: $(STAMP)
 	done
 	for r in $(ITERATION_ROUNDS); do \
 		name=$${r%%:*}; rest=$${r#*:}; config=$${rest%%:*}; rest=$${rest#*:}; prior=$${rest%%:*}/policy.npz; \
-		search=$$(case $$rest in *:*) echo "$${rest#*:},";; esac); \
-		$(BIN)/uno-env distill --config $$config --name $$name --set labels.teacher=ismcts:$${search}prior=$$prior \
+		args=$$(case $$rest in *:*) echo "$${rest#*:}";; esac); search=$${args%%:*}; \
+		sets=$$(case $$args in *:*) echo "$${args#*:}" | tr ':' '\n' | sed 's/^/--set /';; esac); \
+		$(BIN)/uno-env distill --config $$config --name $$name \
+			--set labels.teacher=ismcts:$${search:+$$search,}prior=$$prior $$sets \
 			$$(test -f runs/$$name/config.yaml && echo --resume) || exit 1; \
 	done
 

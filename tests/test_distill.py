@@ -251,25 +251,29 @@ def test_the_packaged_config_is_the_shipped_policys(config, game):
 
 
 # each shipped policy made by expert iteration: its packaged config, game, players and run, then the policies its
-# teachers' searches started from, newest first, with the search's arguments other than its prior in that round, and
-# the command (and run) that made the first of them
+# teachers' searches started from, newest first, with the search's arguments other than its prior in that round and
+# the round's other config overrides, and the command (and run) that made the first of them
 CHAINS = [
-    ("dice2_distill", "dice", 2, "dice2_distill", [("dice_2p_distill2_policy", "sims=300"),
-                                                   ("dice_2p_distill1_policy", ""), ("dice_2p_ppo_policy", "")],
+    ("dice2_distill", "dice", 2, "dice2_distill", [("dice_2p_distill2_policy", "sims=300", ()),
+                                                   ("dice_2p_distill1_policy", "", ()), ("dice_2p_ppo_policy", "", ())],
      "uno-env train --config dice_ppo"),
-    ("pocket2_distill", "pocket", 2, "pocket2_distill", [("pocket_2p_distill1_policy", "sims=300"),
-                                                         ("pocket_2p_ppo_policy", "")],
+    ("pocket2_distill", "pocket", 2, "pocket2_distill", [("pocket_2p_distill1_policy", "sims=300", ()),
+                                                         ("pocket_2p_ppo_policy", "", ())],
      "uno-env train --config pocket_ppo"),
-    ("classic2_distill", "classic", 2, "classic2_distill", [("classic_2p_distill1_policy", "sims=300"),
-                                                            ("classic_2p_ppo_policy", "")],
+    ("classic2_distill", "classic", 2, "classic2_distill", [("classic_2p_distill1_policy", "sims=300", ()),
+                                                            ("classic_2p_ppo_policy", "", ())],
      "uno-env train --config classic_ppo"),
-    ("dice4_distill", "dice", 4, "dice4_distill_round2", [("dice_4p_distill1_policy", "mode=flat")],
-     "uno-env distill --config dice4_distill"),
+    ("dice4_distill", "dice", 4, "dice4_distill_round2",
+     [("dice_4p_distill1_policy", "mode=flat", ("labels.games=307200",))], "uno-env distill --config dice4_distill"),
 ]
 
 
 def _teacher(search: str, prior: str) -> str:
     return "ismcts:" + (f"{search}," if search else "") + f"prior={prior}"
+
+
+def _sets(teacher: str, overrides: tuple[str, ...]) -> str:
+    return " ".join(f"--set {o}" for o in (f"labels.teacher={teacher}", *overrides))
 
 
 @pytest.mark.parametrize("config, game, players, run, chain, origin", CHAINS, ids=[c[3] for c in CHAINS])
@@ -286,10 +290,10 @@ def test_a_shipped_policy_names_the_chain_of_rounds_that_made_it(config, game, p
     assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, players, "ismcts")
     kept = ROOT / "benchmarks" / "results" / "training"
     meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_{players}p.json").read_text())
-    for prior, search in chain:
+    for prior, search, overrides in chain:
         teacher = _teacher(search, f"benchmarks/results/training/{prior}.npz")
         assert meta["teacher"] == teacher
-        assert meta["trained_by"] == f"uno-env distill --config {config} --set labels.teacher={teacher}"
+        assert meta["trained_by"] == f"uno-env distill --config {config} {_sets(teacher, overrides)}"
         assert (meta["target"], meta["policy"]["net_arch"]) == (cfg.fit.target, list(cfg.fit.net_arch))
         meta = load_weights(kept / f"{prior}.npz")[1]
         assert meta == json.loads((kept / f"{prior}.json").read_text())
@@ -316,12 +320,14 @@ def test_make_train_all_runs_every_round_of_the_shipped_policies(tmp_path):
         words = line.split()
         if words[:2] == ["uno-env", "distill"] and "--name" in words:
             name, config = words[words.index("--name") + 1], words[words.index("--config") + 1]
-            teacher_of[name] = (config, words[words.index("--set") + 1].removeprefix("labels.teacher="))
+            sets = tuple(words[i + 1] for i, w in enumerate(words) if w == "--set")
+            teacher_of[name] = (config, sets[0].removeprefix("labels.teacher="), sets[1:])
     for config, _game, _players, run, chain, origin in CHAINS:
-        for _, search in chain:
-            got_config, teacher = teacher_of[run]
+        for _, search, overrides in chain:
+            got_config, teacher, got_overrides = teacher_of[run]
             prior_run = teacher.rpartition("prior=runs/")[2].removesuffix("/policy.npz")
             assert (got_config, teacher) == (config, _teacher(search, f"runs/{prior_run}/policy.npz"))
+            assert got_overrides == overrides
             run = prior_run
         assert run == origin.rpartition(" ")[2]  # the origin's run is named as its config
         assert run not in teacher_of  # the origin is no round of a chain: its own command, with --resume or not
