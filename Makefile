@@ -59,8 +59,9 @@ train: $(STAMP)
 # classic_ppo's, pocket_ppo's and dice_ppo's policies and then from each student, two rounds in classic and pocket
 # and three in dice (the last round of each with 300 samples a decision; configs/distill/classic2_distill.yaml,
 # pocket2_distill.yaml, dice2_distill.yaml), and a second round in 4-player dice, the flat search from
-# dice4_distill's policy labelling twice the games; `python tools/ship_policy.py runs/<run>` ships a run's policy (runs/classic2_distill,
-# runs/pocket2_distill, runs/dice2_distill at 2 players, runs/dice4_distill_round2 in 4-player dice)
+# dice4_distill's policy labelling twice the games; `python tools/ship_policy.py runs/<run>` ships a run's policy
+# (runs/classic2_distill, runs/pocket2_distill, runs/dice2_distill at 2 players, runs/dice4_distill_round2 in
+# 4-player dice)
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo
 DISTILL_ALL = classic4_distill pocket4_distill dice4_distill
 # run:config:the run whose policy the search starts from[:the search's other arguments[:config overrides, colon-separated]]
