@@ -184,10 +184,12 @@ _PRUNE_BATCH = 10
 #: policy's; ``ppo``: the shipped trained policy of the table, run on the seat's observation)
 PRIORS = ("rollout", "ppo")
 #: the tables where the search improves on the shipped policy by default (2 players in every game: the README's
-#: arena shows it beats both that policy and the heuristic).  The 4-player policies are distilled from this search
-#: with the heuristic as its base, and searching from them (``prior=ppo``) is level with them (50.3-50.5% over
-#: 10,000 games, ``benchmarks/results/arena/ismcts_vs_ppo/prior_ppo_4p/``), so there the search's default stays
-#: the one they were taught by: improving on the heuristic
+#: arena shows it beats both that policy and the heuristic).  The 4-player card games' policies are distilled from
+#: this search with the heuristic as its base, and searching from them (``prior=ppo``) is level with them
+#: (50.3-50.5% over 10,000 games, ``benchmarks/results/arena/ismcts_vs_ppo/prior_ppo_4p/``), so there the search's
+#: default stays the one they were taught by: improving on the heuristic.  In 4-player UNO Dice the flat search from
+#: the policy beats it, but head to head it is level with the tree (49.7% over 4,000 games,
+#: ``benchmarks/results/arena/dice4_distill/``), so the tree stays the default there
 PRIOR_PPO_TABLES = frozenset({("classic", 2), ("pocket", 2), ("dice", 2)})
 MAX_SIMS = 1_000_000
 MAX_MS = 600_000.0

@@ -177,6 +177,14 @@ def test_the_fit_loads_every_file_in_order_and_only_what_it_reads(tmp_path, targ
         load_labels(cfg, str(labels))
 
 
+def _write_label_file(path, obs: np.ndarray, actions: int) -> None:
+    """A whole label file of ``obs`` whose other arrays hold nothing the observation tests read."""
+    rows = len(obs)
+    np.savez(path, obs=obs, mask=np.ones((rows, actions), bool), heur=np.zeros(rows, np.int64),
+             search=np.zeros(rows, np.int64), q=np.zeros((rows, actions), np.float32),
+             n=np.ones((rows, actions), np.int16))
+
+
 @pytest.mark.parametrize("fractional_file", [None, 0, 4])
 def test_whole_number_observations_are_loaded_as_int8_and_others_keep_their_values(tmp_path, fractional_file):
     from uno_env.training.distill import load_labels
@@ -190,8 +198,7 @@ def test_whole_number_observations_are_loaded_as_int8_and_others_keep_their_valu
         obs[0, :2] = -128, 127
         if first == fractional_file:
             obs[1, 1] = 0.5
-        np.savez(labels / f"labels_{first:07d}.npz", obs=obs, mask=np.ones((3, 4), bool), heur=np.zeros(3, np.int64),
-                 search=np.zeros(3, np.int64), q=np.zeros((3, 4), np.float32), n=np.ones((3, 4), np.int16))
+        _write_label_file(labels / f"labels_{first:07d}.npz", obs, actions=4)
         observations.append(obs)
     cfg = load_distill_config(None, ["labels.games=6", "labels.chunk=2"])
     got = load_labels(cfg, str(labels))["obs"]
@@ -205,8 +212,7 @@ def test_an_observation_outside_int8_keeps_float32(tmp_path):
     labels = tmp_path / "labels"
     labels.mkdir()
     obs = np.array([[128.0, -1.0], [0.0, 3.0]], np.float32)  # whole, but 128 does not fit an int8
-    np.savez(labels / "labels_0000000.npz", obs=obs, mask=np.ones((2, 3), bool), heur=np.zeros(2, np.int64),
-             search=np.zeros(2, np.int64), q=np.zeros((2, 3), np.float32), n=np.ones((2, 3), np.int16))
+    _write_label_file(labels / "labels_0000000.npz", obs, actions=3)
     got = load_labels(load_distill_config(None, ["labels.games=2", "labels.chunk=2"]), str(labels))["obs"]
     assert got.dtype == np.float32 and np.array_equal(got, obs)
 
