@@ -167,11 +167,16 @@ def test_the_fit_loads_every_file_in_order_and_only_what_it_reads(tmp_path, targ
         files.append(arrays)
     cfg = load_distill_config(None, ["labels.games=6", "labels.chunk=2", f"fit.target={target}"])
     got = load_labels(cfg, str(labels))
-    expected = [k for k in LABEL_KEYS if not (k == "q" and target == "choice")]
+    expected = ["obs", "mask", "heur", "search"] if target == "choice" else list(LABEL_KEYS)
     assert list(got) == expected
+    joined = {k: np.concatenate([f[k] for f in files]) for k in LABEL_KEYS}
+    # the choice fit reads no win rates or sample counts: the decisions it leaves out (the heuristic's choice not
+    # sampled) are left out here, in game order
+    sampled = joined["n"][np.arange(len(joined["heur"])), joined["heur"]] > 0
+    assert 0 < sampled.sum() < len(sampled)
     for k in expected:
-        joined = np.concatenate([f[k] for f in files])
-        assert got[k].dtype == joined.dtype and np.array_equal(got[k], joined), k
+        want = joined[k][sampled] if target == "choice" else joined[k]
+        assert got[k].dtype == want.dtype and np.array_equal(got[k], want), k
     (labels / "labels_0000002.npz").write_bytes(b"damaged")
     with pytest.raises(DistillError, match="labels_0000002.npz is missing or damaged"):
         load_labels(cfg, str(labels))
@@ -215,6 +220,66 @@ def test_an_observation_outside_int8_keeps_float32(tmp_path):
     _write_label_file(labels / "labels_0000000.npz", obs, actions=3)
     got = load_labels(load_distill_config(None, ["labels.games=2", "labels.chunk=2"]), str(labels))["obs"]
     assert got.dtype == np.float32 and np.array_equal(got, obs)
+
+
+def _random_labels(rng, rows: int, game: str = "dice", players: int = 2) -> dict[str, np.ndarray]:
+    """Label arrays of ``rows`` made-up decisions shaped for ``game``'s network: whole-number observations, legal
+    masks holding the heuristic's choice, a teacher that plays the first legal action, and the heuristic's choice
+    unsampled on some rows."""
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    g = Game(make_rules(game, players, "standard"))
+    mask = rng.random((rows, g.num_actions)) < 0.05
+    heur = rng.integers(0, g.num_actions, rows)
+    mask[np.arange(rows), heur] = True
+    search = mask.argmax(axis=1)  # a teacher a small network learns to follow in a few epochs: the first legal action
+    n = np.where(mask, rng.integers(0, 5, mask.shape), 0).astype(np.int16)
+    return {"obs": rng.integers(-1, 6, (rows, g.obs_dim)).astype(np.float32), "mask": mask, "heur": heur,
+            "search": search, "q": np.where(n > 0, rng.random(mask.shape), -1.0).astype(np.float32), "n": n}
+
+
+@pytest.mark.parametrize("target", ["advantage", "choice"])
+def test_the_held_out_figures_are_the_same_in_slices_and_the_weights_do_not_depend_on_them(tmp_path, monkeypatch,
+                                                                                            target):
+    from uno_env.training import distill
+
+    labels = _random_labels(np.random.default_rng(2), 600)
+    cfg = load_distill_config(None, ["env.game=dice", "env.num_players=2", "env.rules=standard", "fit.epochs=2",
+                                     "fit.net_arch=[16]", "fit.batch_size=64", "fit.validation=0.25",
+                                     f"fit.target={target}", "fit.margin=0.0001", "fit.learning_rate=0.01"])
+    whole = distill.fit_policy(cfg, labels, str(tmp_path / "whole.npz"))
+    monkeypatch.setattr(distill, "HELD_OUT_SLICE", 7)  # over a hundred held-out decisions, in slices of 7
+    sliced = distill.fit_policy(cfg, labels, str(tmp_path / "sliced.npz"))
+    assert (tmp_path / "whole.npz").read_bytes() == (tmp_path / "sliced.npz").read_bytes()
+    assert whole["held_out"] > 3 * 7 and len(whole["epochs"]) == 2
+    for a, b in zip(whole["epochs"], sliced["epochs"]):
+        assert a.keys() == b.keys() and a["held_out_loss"] > 0 and 0 < a["departs"] < 1
+        assert all(a[k] == pytest.approx(b[k], rel=1e-5, abs=1e-6) for k in a), (a, b)  # float32 sums
+
+
+def test_the_choice_fit_learns_the_same_from_the_loaded_labels_as_from_every_array(tmp_path):
+    """load_labels leaves out, for the choice fit, the decisions the fit itself leaves out, and the win rates and
+    sample counts it does not read: the same policy, byte for byte."""
+    from uno_env.training.distill import DistillError, fit_policy, load_labels
+
+    labels = _random_labels(np.random.default_rng(3), 400)
+    sampled = labels["n"][np.arange(400), labels["heur"]] > 0
+    assert 0 < sampled.sum() < 400
+    (tmp_path / "labels").mkdir()
+    np.savez_compressed(tmp_path / "labels" / "labels_0000000.npz", **labels)
+    cfg = load_distill_config(None, ["env.game=dice", "env.num_players=2", "env.rules=standard", "fit.epochs=2",
+                                     "fit.net_arch=[16]", "fit.batch_size=64", "fit.target=choice",
+                                     "labels.games=2", "labels.chunk=2"])
+    loaded = load_labels(cfg, str(tmp_path / "labels"))
+    assert "n" not in loaded and "q" not in loaded and len(loaded["heur"]) == sampled.sum()
+    every = fit_policy(cfg, labels, str(tmp_path / "every.npz"))
+    fitted = fit_policy(cfg, loaded, str(tmp_path / "loaded.npz"))
+    assert every["decisions"] == fitted["decisions"] == sampled.sum()
+    assert (tmp_path / "every.npz").read_bytes() == (tmp_path / "loaded.npz").read_bytes()
+    advantage = load_distill_config(None, ["env.game=dice", "env.num_players=2", "fit.target=advantage"])
+    with pytest.raises(DistillError, match="needs the labels' win rates and sample counts"):
+        fit_policy(advantage, loaded, str(tmp_path / "never.npz"))
 
 
 def test_resume_needs_a_run(tmp_path, capsys):

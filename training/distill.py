@@ -63,6 +63,7 @@ from .config import (
 LABEL_KEYS = ("obs", "mask", "heur", "search", "q", "n")
 DEAL_SEED_BASE, SEARCH_SEED_BASE, SEED_STRIDE = 1_000_000, 10_000, 10**8
 CONFIG_FILE, LABELS_DIR, CPU_FILE = "config.yaml", "labels", "cpu_seconds.json"
+HELD_OUT_SLICE = 65536  # held-out decisions per forward pass of the fit's report (their sum is the same figure)
 # what the labels depend on: a resumed run may not change them (labels.games may grow, the fit and arena may change)
 FIXED_ON_RESUME = ("seed", "env", "labels.teacher", "labels.chunk")
 
@@ -207,12 +208,18 @@ def _bar(total: int, done: int, desc: str, progress: bool) -> Any:
     return tqdm(total=total, initial=done, unit="file", desc=desc, file=sys.stderr)
 
 
-def _label_rows(path: str) -> int | None:
-    """How many decisions a label file holds (reading its smallest array only), or None when it is not whole."""
+def _label_rows(path: str, sampled_only: bool = False) -> int | None:
+    """How many decisions a label file holds (reading its smallest arrays only), or None when it is not whole; with
+    ``sampled_only``, how many of them the teacher sampled the heuristic's choice at (the ones a fit keeps)."""
     try:
         with np.load(path, allow_pickle=False) as z:
-            return len(z["heur"]) if set(z.files) == set(LABEL_KEYS) else None
-    except (OSError, ValueError, EOFError, KeyError):
+            if set(z.files) != set(LABEL_KEYS):
+                return None
+            if not sampled_only:
+                return len(z["heur"])
+            heur, n = z["heur"], z["n"]
+            return int(np.count_nonzero(n[np.arange(len(heur)), heur] > 0)) if len(heur) else 0
+    except (OSError, ValueError, EOFError, KeyError, IndexError):
         return None
 
 
@@ -220,13 +227,16 @@ def load_labels(cfg: DistillConfig, labels_dir: str) -> dict[str, np.ndarray]:
     """The labels of the run's ``labels.games`` games, in game order, that the fit reads.
 
     Every array is allocated once at its full length and filled file by file: joining the files' arrays at the end
-    held every label twice, and the labels are most of a fit's memory (3.6 KB a decision in 4-player UNO Dice, 1.7
-    million decisions in 76,800 games). The choice fit reads no per-action win rates, so ``q`` is not loaded for it.
+    held every label twice, and the labels are most of a fit's memory (1.7 million decisions in 76,800 games of
+    4-player UNO Dice). Only what the fit reads is kept. The choice fit reads neither the per-action win rates
+    ``q`` nor the sample counts ``n``, which it needs only to leave out the decisions where the teacher did not
+    sample the heuristic's choice (as :func:`fit_policy` does): those are left out here, and neither array is kept.
     The observations are written as float32 but hold small whole numbers (counts, flags, -1 for none), so they are
     kept as int8 when every value of every file is one, a quarter of their memory and the same values once the fit
     converts a batch back; a file with any other value turns them into float32 for all.
     """
-    keys = tuple(k for k in LABEL_KEYS if not (k == "q" and cfg.fit.target == "choice"))
+    choice = cfg.fit.target == "choice"
+    keys = ("obs", "mask", "heur", "search") if choice else LABEL_KEYS
     paths = [_label_file(labels_dir, first) for first in range(0, cfg.labels.games, cfg.labels.chunk)]
 
     def missing(path: str) -> DistillError:
@@ -234,7 +244,7 @@ def load_labels(cfg: DistillConfig, labels_dir: str) -> dict[str, np.ndarray]:
 
     rows = []
     for path in paths:
-        n = _label_rows(path)
+        n = _label_rows(path, sampled_only=choice)
         if n is None:
             raise missing(path)
         rows.append(n)
@@ -242,7 +252,12 @@ def load_labels(cfg: DistillConfig, labels_dir: str) -> dict[str, np.ndarray]:
     start = 0
     for path, n in zip(paths, rows):
         d = _read_labels(path)
-        if d is None or len(d["heur"]) != n:
+        if d is None:
+            raise missing(path)
+        if choice and len(d["heur"]):  # (a file with no decision may hold arrays of no shape: nothing to leave out)
+            sampled = d["n"][np.arange(len(d["heur"])), d["heur"]] > 0
+            d = {k: d[k][sampled] for k in keys}
+        if len(d["heur"]) != n:
             raise missing(path)
         if not out:
             out = {k: np.empty((sum(rows), *d[k].shape[1:]), np.int8 if k == "obs" else d[k].dtype) for k in keys}
@@ -279,16 +294,20 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
-    heur = labels["heur"].astype(np.int64)
+    choice = f.target == "choice"
+    if not choice and not {"q", "n"} <= set(labels):
+        raise DistillError("the advantage fit needs the labels' win rates and sample counts (q and n)")
+    heur = labels["heur"].astype(np.int64, copy=False)
     rows = np.arange(len(heur))
-    keep = labels["n"][rows, heur] > 0  # the heuristic's choice was sampled (always, unless the search stopped early)
+    # the decisions where the heuristic's choice was sampled (always, unless the search stopped early); labels
+    # without sample counts hold only those (load_labels leaves the others out for the choice fit)
+    keep = labels["n"][rows, heur] > 0 if "n" in labels else np.ones(len(heur), bool)
     # the labels are most of the memory a fit takes (observations, per-action win rates): no copy of them
     # where none is needed (a million decisions of 4-player dice are 1.9 GB, 3.6 GB with float32 observations)
     d = labels if keep.all() else {k: v[keep] for k, v in labels.items()}
     heur, rows = heur[keep], np.arange(int(keep.sum()))
     if len(heur) < 2:
         raise DistillError(f"{len(heur)} labelled decisions: too few to fit; label more games (labels.games)")
-    choice = f.target == "choice"
     adv = weight = np.zeros((0, 0), np.float32)  # the advantage target's regression targets and weights only
     if not choice:
         n = d["n"].astype(np.float32)
@@ -296,7 +315,7 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
         weight = np.where(n > 0, np.minimum(n, n[rows, heur][:, None]), 0.0).astype(np.float32)
         weight[rows, heur] = 0.0
         del n
-    teacher = d["search"].astype(np.int64)
+    teacher = d["search"].astype(np.int64, copy=False)
     order = np.random.default_rng(cfg.seed).permutation(len(heur))
     cut = max(1, min(len(order) - 1, int(round(len(order) * (1.0 - f.validation))))) if f.validation else len(order)
     train_ix = torch.from_numpy(order[:cut])
@@ -324,19 +343,40 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
         return ((rel - ADV[ix]) ** 2 * W[ix]).sum() / W[ix].sum().clamp(min=1e-6)
 
     def held_out() -> dict[str, float]:
-        logits, _ = net.heads(inputs(val_ix))
-        m, h = mask[val_ix], H[val_ix]
+        """The loss and the departures from the heuristic over the held-out decisions, a slice at a time: one pass
+        over all of them at once held their float32 inputs and every layer's activations (several GB at 4-player
+        UNO Dice's label counts), more than the labels themselves."""
+        sums: dict[str, float] = dict.fromkeys(("loss", "weight", "departs", "wanted", "hit_departs", "hit_wanted",
+                                                "gain"), 0.0)
+        for lo in range(0, len(val_ix), HELD_OUT_SLICE):
+            ix = val_ix[lo:lo + HELD_OUT_SLICE]
+            logits, _ = net.heads(inputs(ix))
+            m, h = mask[ix], H[ix]
+            if choice:
+                masked = logits.masked_fill(~m, -1e9)
+                sums["loss"] += float(torch.nn.functional.cross_entropy(masked, L[ix], reduction="sum"))
+                pred = masked.argmax(-1)
+                departs, wanted, hit = pred != h, L[ix] != h, pred == L[ix]
+                sums["departs"] += int(departs.sum())
+                sums["wanted"] += int(wanted.sum())
+                sums["hit_departs"] += int((hit & departs).sum())
+                sums["hit_wanted"] += int((hit & wanted).sum())
+                continue
+            rel = logits - logits.gather(1, h[:, None])
+            sums["loss"] += float(((rel - ADV[ix]) ** 2 * W[ix]).sum())
+            sums["weight"] += float(W[ix].sum())
+            best, arg = rel.masked_fill(~m | (W[ix] == 0), -1e9).max(-1)
+            gain = ADV[ix].gather(1, arg[:, None]).squeeze(-1)  # the teacher's own estimate of a departure's gain
+            go = best > f.margin
+            sums["departs"] += int(go.sum())
+            sums["gain"] += float(gain[go].sum())
+        total = len(val_ix)
         if choice:
-            pred = logits.masked_fill(~m, -1e9).argmax(-1)
-            departs, wanted, hit = pred != h, L[val_ix] != h, pred == L[val_ix]
-            return {"departs": float(departs.float().mean()),
-                    "precision": float((hit & departs).sum() / departs.sum().clamp(min=1)),
-                    "recall": float((hit & wanted).sum() / wanted.sum().clamp(min=1))}
-        rel = (logits - logits.gather(1, h[:, None])).masked_fill(~m | (W[val_ix] == 0), -1e9)
-        best, arg = rel.max(-1)
-        gain = ADV[val_ix].gather(1, arg[:, None]).squeeze(-1)  # the teacher's own estimate of a departure's gain
-        go = best > f.margin
-        return {"departs": float(go.float().mean()), "mean_gain": float(gain[go].mean()) if go.any() else 0.0}
+            return {"held_out_loss": sums["loss"] / total, "departs": sums["departs"] / total,
+                    "precision": sums["hit_departs"] / max(sums["departs"], 1),
+                    "recall": sums["hit_wanted"] / max(sums["wanted"], 1)}
+        return {"held_out_loss": sums["loss"] / max(sums["weight"], 1e-6), "departs": sums["departs"] / total,
+                "mean_gain": sums["gain"] / sums["departs"] if sums["departs"] else 0.0}
 
     writer = None
     if log_dir is not None and cfg.tensorboard:
@@ -359,7 +399,7 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
                 if writer is not None:
                     writer.add_scalar("fit/train_loss", loss.item(), seen)
             with torch.no_grad():
-                row = {"epoch": epoch + 1, "held_out_loss": float(loss_of(val_ix)), **held_out()}
+                row = {"epoch": epoch + 1, **held_out()}
             epochs.append(row)
             print(f"fit epoch {row['epoch']}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"),
                   flush=True)
