@@ -59,7 +59,7 @@ train: $(STAMP)
 # classic_ppo's, pocket_ppo's and dice_ppo's policies and then from each student, two rounds in classic and pocket
 # and three in dice (the last round of each with 300 samples a decision; configs/distill/classic2_distill.yaml,
 # pocket2_distill.yaml, dice2_distill.yaml), and a second round in 4-player dice, the flat search from
-# dice4_distill's policy labelling twice the games; `python tools/ship_policy.py runs/<run>` ships a run's policy
+# dice4_distill's policy labelling four times the games; `python tools/ship_policy.py runs/<run>` ships a run's policy
 # (runs/classic2_distill, runs/pocket2_distill, runs/dice2_distill at 2 players, runs/dice4_distill_round2 in
 # 4-player dice)
 TRAIN_ALL = classic_ppo pocket_ppo dice_ppo
@@ -71,7 +71,7 @@ ITERATION_ROUNDS = classic2_distill_round1:classic2_distill:runs/classic_ppo \
 	pocket2_distill:pocket2_distill:runs/pocket2_distill_round1:sims=300 \
 	dice2_distill_round1:dice2_distill:runs/dice_ppo dice2_distill_round2:dice2_distill:runs/dice2_distill_round1 \
 	dice2_distill:dice2_distill:runs/dice2_distill_round2:sims=300 \
-	dice4_distill_round2:dice4_distill:runs/dice4_distill:mode=flat:labels.games=307200
+	dice4_distill_round2:dice4_distill:runs/dice4_distill:mode=flat:labels.games=614400:torch_threads=2
 train-all: $(STAMP)
 	for c in $(TRAIN_ALL); do \
 		$(BIN)/uno-env train --config $$c $$(test -d runs/$$c/checkpoints && echo --resume) || exit 1; \

@@ -335,7 +335,8 @@ CHAINS = [
                                                             ("classic_2p_ppo_policy", "", ())],
      "uno-env train --config classic_ppo"),
     ("dice4_distill", "dice", 4, "dice4_distill_round2",
-     [("dice_4p_distill1_policy", "mode=flat", ("labels.games=307200",))], "uno-env distill --config dice4_distill"),
+     [("dice_4p_distill1_policy", "mode=flat", ("labels.games=614400", "torch_threads=2"))],
+     "uno-env distill --config dice4_distill"),
 ]
 
 
