@@ -208,6 +208,11 @@ def _bar(total: int, done: int, desc: str, progress: bool) -> Any:
     return tqdm(total=total, initial=done, unit="file", desc=desc, file=sys.stderr)
 
 
+def _heuristic_sampled(n: np.ndarray, heur: np.ndarray) -> np.ndarray:
+    """Per decision, whether the teacher sampled the heuristic's choice: the decisions a fit learns from."""
+    return n[np.arange(len(heur)), heur] > 0
+
+
 def _label_rows(path: str, sampled_only: bool = False) -> int | None:
     """How many decisions a label file holds (reading its smallest arrays only), or None when it is not whole; with
     ``sampled_only``, how many of them the teacher sampled the heuristic's choice at (the ones a fit keeps)."""
@@ -218,7 +223,7 @@ def _label_rows(path: str, sampled_only: bool = False) -> int | None:
             if not sampled_only:
                 return len(z["heur"])
             heur, n = z["heur"], z["n"]
-            return int(np.count_nonzero(n[np.arange(len(heur)), heur] > 0)) if len(heur) else 0
+            return int(np.count_nonzero(_heuristic_sampled(n, heur))) if len(heur) else 0
     except (OSError, ValueError, EOFError, KeyError, IndexError):
         return None
 
@@ -255,7 +260,7 @@ def load_labels(cfg: DistillConfig, labels_dir: str) -> dict[str, np.ndarray]:
         if d is None:
             raise missing(path)
         if choice and len(d["heur"]):  # (a file with no decision may hold arrays of no shape: nothing to leave out)
-            sampled = d["n"][np.arange(len(d["heur"])), d["heur"]] > 0
+            sampled = _heuristic_sampled(d["n"], d["heur"])
             d = {k: d[k][sampled] for k in keys}
         if len(d["heur"]) != n:
             raise missing(path)
@@ -298,10 +303,9 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
     if not choice and not {"q", "n"} <= set(labels):
         raise DistillError("the advantage fit needs the labels' win rates and sample counts (q and n)")
     heur = labels["heur"].astype(np.int64, copy=False)
-    rows = np.arange(len(heur))
     # the decisions where the heuristic's choice was sampled (always, unless the search stopped early); labels
     # without sample counts hold only those (load_labels leaves the others out for the choice fit)
-    keep = labels["n"][rows, heur] > 0 if "n" in labels else np.ones(len(heur), bool)
+    keep = _heuristic_sampled(labels["n"], heur) if "n" in labels else np.ones(len(heur), bool)
     # the labels are most of the memory a fit takes: no copy of them where none is needed (a million decisions of
     # 4-player dice are 0.77 GB as the choice fit loads them, 1.9 GB with the advantage fit's win rates and counts)
     d = labels if keep.all() else {k: v[keep] for k, v in labels.items()}
