@@ -447,3 +447,29 @@ def test_the_command_names_a_packaged_config_by_name_and_any_other_file_by_path(
     (tmp_path / COMMAND_FILE).write_text("{not json")  # a run from before the file, or a damaged one
     assert command("pocket2_distill", "fit.epochs=5", resume=True) == (
         "uno-env distill --config pocket2_distill --set fit.epochs=5")
+
+
+def test_ship_policy_stores_a_distilled_run_as_float16_with_what_its_labels_cost(tmp_path, capsys):
+    import subprocess
+    import sys
+
+    run_dir, out_dir = tmp_path / "run", tmp_path / "policies"
+    code, _, err = _run(capsys, "--run-dir", run_dir, *SMALL)
+    assert code == 0, err
+    ship = [sys.executable, str(ROOT / "tools" / "ship_policy.py")]
+    done = subprocess.run([*ship, str(run_dir), "--out-dir", str(out_dir)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out_dir.iterdir()) == ["classic_4p.json", "classic_4p.npz"]  # no check files left
+    report = json.loads((run_dir / "report.json").read_text())
+    meta = json.loads((out_dir / "classic_4p.json").read_text())
+    assert meta["name"] == "ppo" and meta["stored_as"] == "float16" and meta["float16_agreement"] >= 0.99
+    assert meta["trained_by"] == report["command"]
+    assert meta["training_wall_time_seconds"] == report["wall_time_seconds"]
+    assert meta["labelling_cpu_seconds"] == report["labels"]["cpu_seconds_all"] > 0
+    assert [r["win_rate"] for r in meta["final_arena"]] == [r["win_rate"] for r in report["arena"]]
+    assert meta["head_to_head"] == report["evaluation"]["head_to_head"]
+    with np.load(out_dir / "classic_4p.npz", allow_pickle=False) as z:
+        assert {z[k].dtype for k in z.files if z[k].dtype.kind == "f"} == {np.dtype(np.float16)}
+
+    not_a_run = subprocess.run([*ship, str(tmp_path), "--out-dir", str(out_dir)], capture_output=True, text=True)
+    assert not_a_run.returncode == 2 and "not a finished run" in not_a_run.stderr

@@ -6,7 +6,10 @@
 The weights are stored as float16 (half the size; the loader reads them as float32).  Before it is kept, the stored
 file plays the learner's seat of real games (against the heuristic) beside the run's float32 policy: on the
 decisions with a choice, the two must pick the same action at least 99% of the time (the share is saved in the
-metadata as ``float16_agreement``).  The metadata also gets the run's final arena table and where it came from.
+metadata as ``float16_agreement``).  The metadata also gets the run's final arena table and where it came from, and
+what it cost: ``training_wall_time_seconds`` is the wall time of the command that finished the run (for a resumed
+``uno-env distill`` run, its last session only), so a distilled policy also gets ``labelling_cpu_seconds``, what
+labelling every file took over all the run's sessions.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from uno_env.agents.policy import NumpyPolicyAgent, load_weights, save_policy_fi
 from uno_env.config import RuleConfig
 
 ROOT = Path(__file__).resolve().parents[1]
+POLICIES_DIR = ROOT / "agents" / "policies"  # the ppo agent's shipped policies
 MIN_AGREEMENT = 0.99
 
 
@@ -45,7 +49,7 @@ def float16_agreement(full: Path, half: Path, rules: RuleConfig, games: int = 25
     return same / max(total, 1)
 
 
-def main(run_dir: str) -> int:
+def main(run_dir: str, out_dir: Path = POLICIES_DIR) -> int:
     run = Path(run_dir)
     pw, meta = load_weights(run / "policy.npz")
     report = json.loads((run / "report.json").read_text())
@@ -56,10 +60,12 @@ def main(run_dir: str) -> int:
                 training_wall_time_seconds=report["wall_time_seconds"],
                 final_arena=[{k: r[k] for k in keys if k in r} for r in report["arena"]],
                 stored_as="float16")
+    if "labels" in report:  # uno-env distill: labelled over one session or several
+        meta["labelling_cpu_seconds"] = report["labels"]["cpu_seconds_all"]
     head_to_head = report.get("evaluation", {}).get("head_to_head")  # uno-env distill at 3 or more players
     if head_to_head:
         meta["head_to_head"] = head_to_head
-    out = ROOT / "agents" / "policies" / f"{meta['game']}_{meta['num_players']}p.npz"
+    out = Path(out_dir) / f"{meta['game']}_{meta['num_players']}p.npz"
     out.parent.mkdir(parents=True, exist_ok=True)
     rules = RuleConfig.from_dict(meta["rules"])
     tmp = out.with_name(out.stem + ".check.npz")
@@ -82,7 +88,9 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="copy a training run's policy into the package as the ppo agent's "
                                                  "policy for its game and player count (float16, checked)")
     parser.add_argument("run_dir", help="the run directory: its policy.npz and report.json")
+    parser.add_argument("--out-dir", type=Path, default=POLICIES_DIR,
+                        help="where to write GAME_Np.npz and .json (default: the package's agents/policies)")
     args = parser.parse_args()
     if not (Path(args.run_dir) / "policy.npz").is_file() or not (Path(args.run_dir) / "report.json").is_file():
         parser.error(f"{args.run_dir}: not a finished run (policy.npz and report.json are needed)")
-    raise SystemExit(main(args.run_dir))
+    raise SystemExit(main(args.run_dir, args.out_dir))
