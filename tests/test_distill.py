@@ -124,6 +124,11 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
                           ("env.num_players=2", "env")):
         code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", override)
         assert code == 2 and f"--resume: {key} cannot change" in err, err
+    # the fit's own seed can: the same labels refitted
+    code, _, err = _run(capsys, "--run-dir", run_dir, "--resume", *SMALL, "--set", "labels.games=6",
+                        "--set", "fit.seed=3")
+    assert code == 0, err
+    assert json.loads((run_dir / "report.json").read_text())["labels"]["labelled_now"] == 0
 
 
 def test_a_small_dice_run_labels_the_dice_heuristics_states(tmp_path, capsys):
@@ -258,6 +263,36 @@ def test_the_held_out_figures_are_the_same_in_slices_and_the_weights_do_not_depe
         assert all(a[k] == pytest.approx(b[k], rel=1e-5, abs=1e-6) for k in a), (a, b)  # float32 sums
 
 
+def test_a_linear_schedule_decays_the_learning_rate_to_zero_over_the_fit(tmp_path):
+    from uno_env.training.distill import fit_policy
+
+    labels = _random_labels(np.random.default_rng(4), 300)
+    sets = ["env.game=dice", "env.num_players=2", "env.rules=standard", "fit.epochs=4", "fit.net_arch=[16]",
+            "fit.batch_size=32", "fit.target=choice", "fit.learning_rate=0.01"]
+    rates = {}
+    for schedule in ("constant", "linear"):
+        cfg = load_distill_config(None, [*sets, f"fit.lr_schedule={schedule}"])
+        fit_policy(cfg, labels, str(tmp_path / f"{schedule}.npz"), log_dir=str(tmp_path / schedule))
+        rates[schedule] = _scalars(tmp_path / schedule)["fit/learning_rate"]  # after each epoch
+    assert rates["constant"] == [pytest.approx(0.01)] * 4
+    assert rates["linear"] == [pytest.approx(0.01 * r) for r in (0.75, 0.5, 0.25, 0.0)]
+    assert (tmp_path / "constant.npz").read_bytes() != (tmp_path / "linear.npz").read_bytes()
+
+
+def test_the_fit_seed_defaults_to_the_runs_and_changes_only_the_fit(tmp_path):
+    from uno_env.training.distill import fit_policy
+
+    labels = _random_labels(np.random.default_rng(5), 300)
+    sets = ["seed=7", "env.game=dice", "env.num_players=2", "env.rules=standard", "fit.epochs=1",
+            "fit.net_arch=[16]", "fit.batch_size=32", "fit.target=choice"]
+    figures = {}
+    for name, extra in (("default", []), ("same", ["fit.seed=7"]), ("other", ["fit.seed=8"])):
+        figures[name] = fit_policy(load_distill_config(None, [*sets, *extra]), labels, str(tmp_path / f"{name}.npz"))
+    assert (tmp_path / "default.npz").read_bytes() == (tmp_path / "same.npz").read_bytes()
+    assert (tmp_path / "other.npz").read_bytes() != (tmp_path / "default.npz").read_bytes()
+    assert figures["other"]["epochs"] != figures["default"]["epochs"]  # another held-out split and initialisation
+
+
 def test_the_choice_fit_learns_the_same_from_the_loaded_labels_as_from_every_array(tmp_path):
     """load_labels leaves out, for the choice fit, the decisions the fit itself leaves out, and the win rates and
     sample counts it does not read: the same policy, byte for byte."""
@@ -295,6 +330,8 @@ def test_resume_needs_a_run(tmp_path, capsys):
     ("fit.target=imitation", "'fit.target'"),
     ("fit.margin=0", "'fit.margin'"),
     ("fit.net_arch=[]", "'fit.net_arch'"),
+    ("fit.lr_schedule=cosine", "'fit.lr_schedule'"),
+    ("fit.seed=-1", "'fit.seed'"),
     ("fit.lr=0.1", "unknown config key 'fit.lr'; known keys in fit: target, margin"),
     ("evaluation.opponents=[champion]", "unknown baseline 'champion'"),
     ("evaluation.games=10", "'evaluation.games': with evaluation.duplicate, a multiple of env.num_players (4)"),

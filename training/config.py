@@ -279,10 +279,15 @@ class DistillFitConfig:
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     epochs: int = field(default=3, metadata=_meta(min=1, max=10_000))
     learning_rate: float = field(default=3e-4, metadata=_meta(min_excl=0.0, max=1.0))
+    # linear: decay the learning rate to 0 over the fit's batches; constant: keep it
+    lr_schedule: Literal["constant", "linear"] = "constant"
     weight_decay: float = field(default=1e-4, metadata=_meta(min=0.0, max=1.0))
     batch_size: int = field(default=256, metadata=_meta(min=1, max=1 << 20))
     # share of the labelled decisions held out to report the fit on
     validation: float = field(default=0.1, metadata=_meta(min=0.0, max_excl=1.0))
+    # the network's initialisation, the batches' order and the held-out split (null: the run's seed). Unlike the
+    # run's seed it may change on --resume: fits of the same labels with other seeds show what a seed alone moves
+    seed: int | None = field(default=None, metadata=_meta(min=0, max=SEED_MAX, or_null=True))
 
 
 @dataclass

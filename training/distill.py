@@ -298,7 +298,8 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
     f = cfg.fit
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
-    torch.manual_seed(cfg.seed)
+    fit_seed = cfg.seed if f.seed is None else f.seed
+    torch.manual_seed(fit_seed)
     choice = f.target == "choice"
     if not choice and not {"q", "n"} <= set(labels):
         raise DistillError("the advantage fit needs the labels' win rates and sample counts (q and n)")
@@ -320,7 +321,7 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
         weight[rows, heur] = 0.0
         del n
     teacher = d["search"].astype(np.int64, copy=False)
-    order = np.random.default_rng(cfg.seed).permutation(len(heur))
+    order = np.random.default_rng(fit_seed).permutation(len(heur))
     cut = max(1, min(len(order) - 1, int(round(len(order) * (1.0 - f.validation))))) if f.validation else len(order)
     train_ix = torch.from_numpy(order[:cut])
     val_ix = torch.from_numpy(order[cut:] if f.validation else order)
@@ -338,6 +339,10 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
         return net.features(OBS[ix].float(), mask[ix], H[ix])
     L, ADV, W = torch.from_numpy(teacher), torch.from_numpy(adv), torch.from_numpy(weight)
     opt = torch.optim.AdamW(net.parameters(), lr=f.learning_rate, weight_decay=f.weight_decay)
+    batches = f.epochs * -(-len(train_ix) // f.batch_size)
+    # linear: the last batch steps at 1/batches of the rate (it reaches 0 only after the fit)
+    decay = (lambda done: 1.0 - done / batches) if f.lr_schedule == "linear" else (lambda done: 1.0)
+    schedule = torch.optim.lr_scheduler.LambdaLR(opt, decay)
 
     def loss_of(ix: torch.Tensor) -> torch.Tensor:
         logits, _ = net.heads(inputs(ix))
@@ -399,6 +404,7 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
                 opt.zero_grad()
                 loss.backward()
                 opt.step()
+                schedule.step()
                 seen += len(batch)
                 if writer is not None:
                     writer.add_scalar("fit/train_loss", loss.item(), seen)
@@ -411,6 +417,7 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
                 for k, v in row.items():
                     if k != "epoch":
                         writer.add_scalar(f"fit/{k}", v, seen)
+                writer.add_scalar("fit/learning_rate", opt.param_groups[0]["lr"], seen)  # the next batch's
     finally:
         if writer is not None:
             writer.close()
