@@ -18,6 +18,9 @@ What a "step" is, per loop:
 * ``openspiel_crazy_eights_loop(mode="raw")``: one player ``state.apply_action`` on the C++ state;
   chance outcomes (deals, draws) are sampled and applied too but not counted. No observation tensors are
   built, so this is the bare C++ rules engine, with pybind11 call overhead.
+
+``openspiel_crazy_eights_mcts`` is the search reference (``bench_search.py``): OpenSpiel's C++ ``MCTSBot``
+choosing for one seat of ``crazy_eights``, timed per decision.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 __all__ = ["rlcard_uno_loop", "openspiel_crazy_eights_loop", "rlcard_uno_steps_per_sec",
-           "openspiel_crazy_eights_steps_per_sec"]
+           "openspiel_crazy_eights_steps_per_sec", "openspiel_crazy_eights_mcts"]
 
 _BENCH_HINT = "pip install -e .[bench]"
 
@@ -222,3 +225,57 @@ def openspiel_crazy_eights_steps_per_sec(
     _check_budget(seconds, repeats)
     burst = openspiel_crazy_eights_loop(players, seed, mode)
     return [burst(seconds) for _ in range(repeats)]
+
+
+def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 2, seed: int = 0,
+                                playouts: int = 10) -> dict[str, float]:
+    """OpenSpiel's C++ ``MCTSBot`` (UCT, ``uct_c=2``, ``RandomRolloutEvaluator`` with one uniformly random rollout a
+    leaf, ``sims`` simulations a decision) playing one seat of ``crazy_eights`` against uniformly random players
+    for ``games`` games, the searching seat moving one place each game.
+
+    OpenSpiel has no UNO and no information-set search for ``crazy_eights`` (its ``ISMCTSBot`` needs
+    ``ResampleFromInfostate``, which the game does not implement), so this is its perfect-information MCTS searching
+    the true state: it samples no deal, which makes each simulation cheaper than an information-set search's.
+    Decisions with one legal action are played without a search, as the ``ismcts`` agent does.
+
+    Returns simulations per CPU second of the ``bot.step`` calls, CPU ms a decision, and ``decisions_per_sim``:
+    the bot's simulations are not instrumented, so this is the mean number of player decisions (chance outcomes
+    left out) of ``playouts`` uniformly random playouts from each searched position, untimed; a simulation is its
+    tree descent then a random rollout to the end, about one such playout.
+    """
+    pyspiel = _import_pyspiel()
+    if sims < 1 or games < 1 or playouts < 1:
+        raise ValueError(f"sims, games and playouts must be >= 1, got {sims}, {games}, {playouts}")
+    game = pyspiel.load_game("crazy_eights", {"players": players})
+    bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, sims, 1000, False, seed, False)
+    rng = _Uniforms(seed)
+    cpu, searches, playout_decisions, playout_count = 0.0, 0, 0, 0
+    for g in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state.apply_action(rng.weighted(state.chance_outcomes()))
+                continue
+            legal = state.legal_actions()
+            if state.current_player() == g % players and len(legal) > 1:
+                start = time.process_time()
+                action = bot.step(state)
+                cpu += time.process_time() - start
+                searches += 1
+                for _ in range(playouts):
+                    sim = state.clone()
+                    while not sim.is_terminal():
+                        if sim.is_chance_node():
+                            sim.apply_action(rng.weighted(sim.chance_outcomes()))
+                        else:
+                            options = sim.legal_actions()
+                            sim.apply_action(options[rng.index(len(options))])
+                            playout_decisions += 1
+                    playout_count += 1
+            else:
+                action = legal[rng.index(len(legal))]
+            state.apply_action(action)
+    if not searches:
+        raise RuntimeError("the bot had no decision with a choice to search")
+    return {"searches": searches, "sims_per_cpu_s": searches * sims / cpu, "ms_per_decision_cpu": 1000 * cpu / searches,
+            "decisions_per_sim": playout_decisions / playout_count}

@@ -12,18 +12,31 @@ For each game at 2 and 4 players this prints:
   that the ``ismcts`` agent plays against ``heuristic``; decisions with one legal action take no search and are
   left out).
 
+Then the search beside a named reference, OpenSpiel's C++ ``MCTSBot`` on ``crazy_eights`` (OpenSpiel has no UNO
+and no information-set search for that game, see ``_baselines.openspiel_crazy_eights_mcts``): the same search (UCT,
+uniformly random rollouts, 200 simulations a decision), the searching seat against uniformly random players, ours
+in classic (``ismcts:mode=tree,rollout=random,sims=200``) with its rollouts cut (``horizon``) at the mean length
+of the reference's random playouts from the positions it searched, so that a simulation is about as long in both
+(a random classic round is about 1,700 decisions, a crazy_eights game about 45). Ours samples a deal consistent
+with the seat's information for every simulation; the reference searches the true state. The two alternate,
+``--reference-repeats`` times, and the ratio is each repeat's, with the median and quartiles.
+
 Speeds are per CPU second of this process (``time.process_time``; the search runs on one thread), so that a
 shared machine's other load slows the wall clock but not the figures much; the wall-clock time per decision is
 printed too, with the load average.
 
     python benchmarks/bench_search.py [--games 3] [--steps 2000000] [--json out.json]
+        [--reference-games 3] [--reference-repeats 5] [--only reference|ours]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -37,6 +50,7 @@ from uno_env.agents.ismcts import (
     default_mode,
     default_sims,
 )
+from uno_env.agents.random_agent import RandomAgent
 from uno_env.config import make_rules
 from uno_env.core import engine as E
 from uno_env.core import search as S
@@ -46,7 +60,11 @@ from uno_env.core.layout import MAX_PLAYERS, STATE_LEN
 from uno_env.core.observe import observe_one
 from uno_env.vector import game_seed
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _baselines  # noqa: E402
+
 GAMES = ("classic", "pocket", "dice")
+REFERENCE_SIMS = 200  # the tree search's default budget
 
 
 def plain_speed(g: Game, policy: int, steps: int) -> float:
@@ -65,13 +83,13 @@ def plain_speed(g: Game, policy: int, steps: int) -> float:
     return steps / (time.process_time() - t0)
 
 
-def warm_up(g: Game) -> None:
+def warm_up(g: Game, **agent_kw) -> None:
     """One search of a throwaway agent, so that loading (or compiling) the search's code is not timed: the first
     search of a process counted it (50-100 ms of CPU), in the first row of each search mode (classic and dice at 2
     players; classic 2p read 1.04M simulated decisions per CPU-second, then 1.83M when the same row ran again in
     the process; dice 2p's two games hold only about a dozen searches of 2-3 ms). The timed agent is a new one, so
     its choices are those it made before."""
-    agent = ISMCTSAgent(g, seed=0, sims=2)
+    agent = ISMCTSAgent(g, seed=0, **{**agent_kw, "sims": 2})
     states, rngs = g.new_states(1)
     st, rng = states[0], rngs[0]
     E.reset_one(st, rng, g.cfg, g.spec, g.dice, game_seed(99))
@@ -84,12 +102,13 @@ def warm_up(g: Game) -> None:
         E.step_one(st, rng, g.cfg, g.spec, g.dice, a, mask, rew)
 
 
-def search_speed(g: Game, games: int) -> dict[str, float]:
-    """The default ismcts against heuristic for ``games`` games: per-decision times and simulated decisions/s."""
-    warm_up(g)
+def search_speed(g: Game, games: int, opponent: type = HeuristicAgent, **agent_kw) -> dict[str, float]:
+    """ismcts (its defaults, or ``agent_kw``) against ``opponent`` for ``games`` games: per-decision times and
+    simulated decisions/s."""
+    warm_up(g, **agent_kw)
     n = g.num_players
-    searcher = ISMCTSAgent(g, seed=0)
-    other = HeuristicAgent(g, seed=0)
+    searcher = ISMCTSAgent(g, seed=0, **agent_kw)
+    other = opponent(g, seed=0)
     mask = np.zeros(g.num_actions, np.int8)
     rew = np.zeros(MAX_PLAYERS, np.float32)
     obs = np.zeros(g.obs_dim, np.float32)
@@ -128,13 +147,7 @@ def search_speed(g: Game, games: int) -> dict[str, float]:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=int, default=3, help="games of ismcts vs heuristic per config (default 3)")
-    ap.add_argument("--steps", type=int, default=2_000_000, help="decisions per plain-simulator measurement")
-    ap.add_argument("--json", default=None, help="also write the results as JSON here")
-    args = ap.parse_args()
-    load = os.getloadavg()
+def our_rows(games: int, steps: int, load: tuple[float, float, float]) -> list[dict]:
     print(f"ismcts defaults: flat search with {DEFAULT_SIMS['flat']} samples (z={DEFAULT_Z:g}; "
           f"{DEFAULT_SIMS_CLASSIC_MANY} in classic at 4 players; at 2 players improving on the shipped ppo policy's "
           f"choice) in the card games and 2-player dice, tree search with {DEFAULT_SIMS['tree']} simulations in "
@@ -149,8 +162,8 @@ def main() -> None:
     for name in GAMES:
         for n in (2, 4):
             g = Game(make_rules(name, n, None))
-            plain = {p: plain_speed(g, i, args.steps) for i, p in enumerate(S.ROLLOUTS)}
-            s = search_speed(g, args.games)
+            plain = {p: plain_speed(g, i, steps) for i, p in enumerate(S.ROLLOUTS)}
+            s = search_speed(g, games)
             mode = default_mode(g)
             sims = default_sims(g, mode)
             rows.append({"game": name, "num_players": n, "mode": mode, "sims": sims,
@@ -161,6 +174,90 @@ def main() -> None:
                   f"{s['decisions_per_sim']:>8.1f}  "
                   f"{s['ms_per_decision_cpu']:>11.1f}{s['ms_per_decision_cpu_p95']:>7.1f}"
                   f"{s['ms_per_decision_wall']:>7.1f}", flush=True)
+    return rows
+
+
+def reference_rows(games: int, repeats: int, players: tuple[int, ...] = (2, 4),
+                   sims: int = REFERENCE_SIMS) -> list[dict]:
+    """The search beside OpenSpiel's MCTSBot, alternating, ``repeats`` times per player count (see the module's
+    docstring). Raises ImportError when OpenSpiel is not installed."""
+    rows = []
+    for n in players:
+        g = Game(make_rules("classic", n, None))
+        theirs, ours = [], []
+        horizon = None
+        for _ in range(repeats):
+            theirs.append(_baselines.openspiel_crazy_eights_mcts(n, sims, games, seed=0))
+            if horizon is None:  # the same games every repeat: the first repeat's playouts stand for all
+                horizon = max(1, round(theirs[0]["decisions_per_sim"]))
+            ours.append(search_speed(g, games, RandomAgent, mode="tree", rollout="random", sims=sims,
+                                     horizon=horizon))
+        ratios = [a["sims_per_cpu_s"] / b["sims_per_cpu_s"] for a, b in zip(ours, theirs)]
+        q1, _, q3 = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
+        ours_sims = statistics.median(r["sims_per_cpu_s"] for r in ours)
+        theirs_sims = statistics.median(r["sims_per_cpu_s"] for r in theirs)
+        rows.append({
+            "num_players": n, "sims": sims, "horizon": horizon, "repeats": repeats, "games": games,
+            "ours_sims_per_cpu_s": ours_sims, "ours_decisions_per_sim": ours[0]["decisions_per_sim"],
+            "ours_ms_per_decision_cpu": statistics.median(r["ms_per_decision_cpu"] for r in ours),
+            "theirs_sims_per_cpu_s": theirs_sims, "theirs_decisions_per_sim": theirs[0]["decisions_per_sim"],
+            "theirs_ms_per_decision_cpu": statistics.median(r["ms_per_decision_cpu"] for r in theirs),
+            "ratios": ratios, "ratio_median": statistics.median(ratios), "ratio_q1": q1, "ratio_q3": q3,
+            "decisions_ratio": (ours_sims * ours[0]["decisions_per_sim"])
+            / (theirs_sims * theirs[0]["decisions_per_sim"]),
+        })
+    return rows
+
+
+def print_reference(rows: list[dict]) -> None:
+    import pyspiel  # noqa: PLC0415 - only reached once the reference ran
+
+    print(f"\nthe search beside OpenSpiel {getattr(pyspiel, '__version__', '')} crazy_eights C++ MCTSBot: UCT, "
+          f"uniformly random rollouts, {REFERENCE_SIMS} simulations a decision, against uniformly random players; "
+          "ours: classic, ismcts:mode=tree,rollout=random, rollouts cut at the reference's mean playout length "
+          "(horizon), a deal sampled from the seat's information every simulation; OpenSpiel: the true state; "
+          "medians over alternating repeats, per CPU second of one core")
+    head = (f"{'players':>7}{'horizon':>8}  {'uno-env sims/s':>15}{'dec/sim':>8}{'ms/dec':>7}  "
+            f"{'OpenSpiel sims/s':>17}{'dec/sim*':>9}{'ms/dec':>7}  {'ratio sims/s [q1, q3]':>22}{'dec/s':>7}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(f"{r['num_players']:>7}{r['horizon']:>8}  {r['ours_sims_per_cpu_s']:>15,.0f}"
+              f"{r['ours_decisions_per_sim']:>8.1f}{r['ours_ms_per_decision_cpu']:>7.2f}  "
+              f"{r['theirs_sims_per_cpu_s']:>17,.0f}{r['theirs_decisions_per_sim']:>9.1f}"
+              f"{r['theirs_ms_per_decision_cpu']:>7.2f}  "
+              f"{r['ratio_median']:>8.2f} [{r['ratio_q1']:.2f}, {r['ratio_q3']:.2f}]{r['decisions_ratio']:>7.2f}",
+              flush=True)
+    print("* the reference's decisions per simulation: the mean of uniformly random playouts from the positions "
+          "it searched (its simulations are not instrumented)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=3, help="games of ismcts vs heuristic per config (default 3)")
+    ap.add_argument("--steps", type=int, default=2_000_000, help="decisions per plain-simulator measurement")
+    ap.add_argument("--reference-games", type=int, default=3,
+                    help="games per repeat of the search beside OpenSpiel's MCTSBot (default 3)")
+    ap.add_argument("--reference-repeats", type=int, default=5, help="alternating repeats of that (default 5)")
+    ap.add_argument("--only", choices=("ours", "reference"), default=None,
+                    help="run only the table of our searches, or only the reference comparison")
+    ap.add_argument("--json", default=None, help="also write the results as JSON here")
+    args = ap.parse_args(argv)
+    for name in ("games", "steps", "reference_games", "reference_repeats"):
+        if getattr(args, name) < 1:
+            ap.error(f"--{name.replace('_', '-')} must be at least 1")
+    load = os.getloadavg()
+    rows: list[dict] = []
+    if args.only != "reference":
+        rows = our_rows(args.games, args.steps, load)
+    reference: list[dict] | None = None
+    if args.only != "ours":
+        try:
+            reference = reference_rows(args.reference_games, args.reference_repeats)
+        except ImportError as exc:
+            print(f"\nthe search beside OpenSpiel: n/a ({exc})")
+        else:
+            print_reference(reference)
     load_after = os.getloadavg()
     print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
     if args.json:
@@ -168,9 +265,10 @@ def main() -> None:
             json.dump({"default_sims": DEFAULT_SIMS, "default_sims_classic_many": DEFAULT_SIMS_CLASSIC_MANY,
                        "default_rollout": DEFAULT_ROLLOUT, "default_z": DEFAULT_Z,
                        "load_before": load,
-                       "load_after": load_after, "rows": rows}, fh, indent=2)
+                       "load_after": load_after, "rows": rows, "openspiel_mcts": reference}, fh, indent=2)
             fh.write("\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
