@@ -159,6 +159,35 @@ def one_torch_thread():
     torch.set_num_threads(before)
 
 
+def test_learn_goes_on_with_the_games_where_the_last_call_left_them(tmp_path, one_torch_thread):
+    """``learn(model, steps)`` trains for ``steps`` more steps of the same games, as MaskablePPO's does: two calls
+    give the very weights of one call as long. (It restarted every game from the env's seed on each call, so a
+    caller training in chunks saw the same deals' openings again and again.)"""
+    from uno_env.training.algorithms import batched_ppo as algo
+
+    cfg = load_config(SMOKE, ["env.n_envs=16", "ppo.n_steps=16", "ppo.batch_size=64", "tensorboard=false",
+                              "opponents.selfplay_start=1.0"])
+
+    def trained(chunks: list[int]):
+        torch.manual_seed(0)
+        env = algo.make_env(cfg, OpponentPool(cfg.opponents.baselines, 0.0, seed=0), 0)
+        model = algo.build(cfg, env, str(tmp_path))
+        for steps in chunks:
+            algo.learn(model, steps, _NoRun())
+        return model
+
+    rollout = 16 * 16
+    whole, chunked = trained([8 * rollout]), trained([3 * rollout, 5 * rollout])
+    assert algo.num_steps(whole) == algo.num_steps(chunked) == 8 * rollout
+    for a, b in zip(whole.net.parameters(), chunked.net.parameters(), strict=True):
+        torch.testing.assert_close(a, b, rtol=0, atol=0)
+    np.testing.assert_array_equal(whole.games[0], chunked.games[0])
+    restarted = trained([3 * rollout])
+    restarted.games = None  # what every call did before
+    algo.learn(restarted, 5 * rollout, _NoRun())
+    assert any(not torch.equal(a, b) for a, b in zip(whole.net.parameters(), restarted.net.parameters()))
+
+
 def test_imitation_learns_the_heuristics_choices(tmp_path, one_torch_thread):
     """``ppo.imitation_steps``: the heuristic plays the learner's seat and the network learns to choose as it does."""
     from uno_env.training.algorithms import batched_ppo as algo

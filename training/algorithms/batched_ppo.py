@@ -309,6 +309,10 @@ class BatchedPPO:
                                p.obs_transform, p.include_mask, p.shared_trunk, p.advice, p.advice_gain)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.ppo.learning_rate, eps=1e-5)
         self.num_timesteps = 0
+        # where the last learn() left the games (observations, masks, each game's return so far): the next call
+        # goes on with them, as MaskablePPO's does. None until then, and in a model loaded from a checkpoint,
+        # whose games the env restores
+        self.games: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.writer = None
         if cfg.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
@@ -386,10 +390,14 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
     total = cfg.total_steps
     kick_until = p.kickstart_until * total
 
-    obs_np, mask_np = env.reset()
+    if model.games is None:
+        obs_np, mask_np = env.reset()
+        ep_return = np.zeros(B)
+    else:
+        obs_np, mask_np, ep_return = model.games
     next_obs, next_mask = torch.from_numpy(obs_np.copy()), torch.from_numpy(mask_np != 0)
     target = model.num_timesteps + steps
-    ep_return, ep_len, finished, wins = np.zeros(B), np.zeros(B), [], []
+    finished, wins = [], []
     while model.num_timesteps < target:
         run.between_rollouts(model, model.num_timesteps, model.record)
         if p.lr_schedule == "linear":  # decays to 0 at total_steps
@@ -420,12 +428,11 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
             done_buf[t] = torch.from_numpy(done.astype(np.float32))
             next_obs, next_mask = torch.from_numpy(obs_np.copy()), torch.from_numpy(mask_np != 0)
             ep_return += rew
-            ep_len += 1
             if done.any():
                 ended = np.flatnonzero(done)
                 finished.extend(ep_return[ended].tolist())
                 wins.extend((info["winner"][ended] == info["final_seat"][ended]).tolist())
-                ep_return[ended], ep_len[ended] = 0.0, 0.0
+                ep_return[ended] = 0.0
             model.num_timesteps += B
             run.advance(B)
         rollout_s = time.perf_counter() - t0
@@ -507,5 +514,6 @@ def learn(model: BatchedPPO, steps: int, run) -> None:
             finished, wins = [], []
         for name, rate in env.pool.win_rates().items():
             model.record(f"pool/learner_win_rate/{name}", rate)
+    model.games = (obs_np.copy(), mask_np.copy(), ep_return)
     if model.writer is not None:
         model.writer.flush()
