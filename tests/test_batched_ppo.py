@@ -159,6 +159,21 @@ def one_torch_thread():
     torch.set_num_threads(before)
 
 
+def test_vf_coef_weighs_the_critic_as_in_maskable_ppo():
+    """One config gives the critic the same weight in both trainers: the value loss is the mean squared error, as
+    SB3's PPO computes it (``F.mse_loss``), not half of it as CleanRL's."""
+    from uno_env.training.algorithms.batched_ppo import value_loss
+
+    g = torch.Generator().manual_seed(0)
+    values, returns = torch.randn(64, generator=g, requires_grad=True), torch.randn(64, generator=g)
+    ours = value_loss(values, returns)
+    sb3 = torch.nn.functional.mse_loss(returns, values)
+    assert ours.item() == pytest.approx(sb3.item(), rel=1e-6)
+    (grad_ours,) = torch.autograd.grad(0.5 * ours, values)
+    (grad_sb3,) = torch.autograd.grad(0.5 * torch.nn.functional.mse_loss(returns, values), values)
+    torch.testing.assert_close(grad_ours, grad_sb3)
+
+
 def test_learn_goes_on_with_the_games_where_the_last_call_left_them(tmp_path, one_torch_thread):
     """``learn(model, steps)`` trains for ``steps`` more steps of the same games, as MaskablePPO's does: two calls
     give the very weights of one call as long. (It restarted every game from the env's seed on each call, so a
