@@ -2,25 +2,19 @@
 over games, duplicate-arena runs over their deals."""
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from scripts import load_script
 
 from uno_env.cli import main
 from uno_env.training.evaluate import duplicate_interval, wilson_interval
 
-ROOT = Path(__file__).resolve().parents[1]
-
 
 @pytest.fixture(scope="module")
 def pooled():
-    spec = importlib.util.spec_from_file_location("arena_pooled", ROOT / "benchmarks" / "arena_pooled.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/arena_pooled.py")
 
 
 def _run(tmp_path, seed, *extra):

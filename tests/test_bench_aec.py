@@ -1,26 +1,15 @@
 """benchmarks/bench_aec.py alternates the engines round by round and reports each round's ratio to RLCard."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import load_script
 
 
 def _bench_aec():
-    sys.path.insert(0, str(ROOT / "benchmarks"))  # the script imports its sibling _baselines
-    try:
-        spec = importlib.util.spec_from_file_location("bench_aec", ROOT / "benchmarks" / "bench_aec.py")
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return mod
+    return load_script("benchmarks/bench_aec.py")
 
 
 def test_uno_env_loop_keeps_its_game_between_bursts():

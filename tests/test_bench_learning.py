@@ -1,24 +1,17 @@
 """benchmarks/bench_learning.py: both trainers learn the same task in turns, each evaluation untimed."""
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
+from scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
 TINY = ["--seeds", "3", "--budget", "0.01", "--chunk", "128", "--envs", "16", "--steps", "8", "--batch", "64",
         "--epochs", "1", "--net", "16", "--eval-games", "20"]
 
 
 def _bench_learning():
-    spec = importlib.util.spec_from_file_location("bench_learning", ROOT / "benchmarks" / "bench_learning.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["bench_learning"] = mod  # its dataclass looks its module up there
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/bench_learning.py")
 
 
 def test_both_trainers_learn_in_turns_and_every_evaluation_is_recorded(tmp_path, capsys):

@@ -1,26 +1,15 @@
 """benchmarks/bench_search.py: the search beside OpenSpiel's MCTSBot, alternating, with each repeat's ratio."""
 from __future__ import annotations
 
-import importlib.util
 import json
 import statistics
-import sys
-from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
+from scripts import load_script
 
 
 def _bench_search():
-    spec = importlib.util.spec_from_file_location("bench_search", ROOT / "benchmarks" / "bench_search.py")
-    mod = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(mod)  # puts benchmarks/ on sys.path for its sibling _baselines
-    finally:
-        while str(ROOT / "benchmarks") in sys.path:
-            sys.path.remove(str(ROOT / "benchmarks"))
-    return mod
+    return load_script("benchmarks/bench_search.py")
 
 
 def test_the_reference_rows_pair_each_repeat_and_cut_our_rollouts_at_its_playout_length(monkeypatch):

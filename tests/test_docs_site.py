@@ -5,12 +5,12 @@ page list without building it.
 """
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
 import yaml
+from scripts import load_script
 
 import uno_env
 
@@ -19,10 +19,7 @@ DOCS = ROOT / "docs"
 
 
 def _hooks():
-    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("docs/hooks.py")
 
 
 @pytest.fixture(scope="module")

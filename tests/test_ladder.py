@@ -1,21 +1,18 @@
 """The README's ladder is what benchmarks/ladder.py computes from the saved JSON (nothing typed in by hand)."""
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 SAVED = sorted((ROOT / "benchmarks" / "results" / "ladder").glob("*_2p.json"))
 
 
 def _ladder():
-    spec = importlib.util.spec_from_file_location("ladder", ROOT / "benchmarks" / "ladder.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/ladder.py")
 
 
 @pytest.mark.parametrize("path", SAVED, ids=lambda p: p.stem)
