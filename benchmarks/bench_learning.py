@@ -24,26 +24,21 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_trainer import NoRun, trainer_config  # noqa: E402
+
 KERNEL_BASELINES = ("random", "greedy", "heuristic")  # the opponents the simulator plays inside its kernel
 TRAINERS = {"batched_ppo": "batched_ppo (plain PyTorch)", "maskable_ppo": "MaskablePPO (sb3-contrib)"}
-
-
-class _NoRun:
-    """The run-state hooks the trainers call (no snapshots, evaluations or checkpoints inside a chunk)."""
-
-    def between_rollouts(self, model, step, record):
-        pass
-
-    def advance(self, n):
-        pass
 
 
 @dataclass
@@ -59,20 +54,7 @@ class Learner:
 
 
 def config(args: argparse.Namespace, algorithm: str):
-    from uno_env.training.config import config_from_dict
-
-    return config_from_dict({
-        "name": "bench_learning", "algorithm": algorithm, "seed": args.seed, "total_steps": 10**9,
-        "torch_threads": args.threads, "tensorboard": False, "progress_bar": False,
-        "env": {"game": args.game, "num_players": 2, "vec_env": "batched", "n_envs": args.envs,
-                "learner_seat": "random", "num_threads": 1},
-        "policy": {"net_arch": list(args.net), "activation": "tanh", "obs_transform": "symlog",
-                   "include_mask": True},
-        "ppo": {"n_steps": args.steps, "batch_size": args.batch, "n_epochs": args.epochs,
-                "learning_rate": args.lr, "lr_schedule": "constant"},
-        "opponents": {"baselines": {args.opponent: 1.0}, "selfplay_start": 1.0},
-        "evaluation": {"every": 0},
-    })
+    return trainer_config(args, algorithm, seed=args.seed, learner_seat="random", learning_rate=args.lr)
 
 
 def make_learner(args: argparse.Namespace, algorithm: str) -> Learner:
@@ -122,7 +104,7 @@ def one_seed(args: argparse.Namespace, seed: int) -> dict[str, Learner]:
             if learner.seconds >= args.budget:
                 continue
             t0 = time.perf_counter()
-            learner.algo.learn(learner.model, args.chunk, _NoRun())
+            learner.algo.learn(learner.model, args.chunk, NoRun())
             learner.seconds += time.perf_counter() - t0
             learner.curve.append(evaluate(args, learner))
     for learner in learners.values():
@@ -184,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     load0 = os.getloadavg()
     for name in TRAINERS:  # a throwaway rollout each first: loading compiled code and torch's first calls
         warm = make_learner(argparse.Namespace(**{**vars(args), "seed": 0}), name)
-        warm.algo.learn(warm.model, args.envs * args.steps, _NoRun())
+        warm.algo.learn(warm.model, args.envs * args.steps, NoRun())
         warm.tmp.cleanup()
     print(f"{args.game}, 2 players, learning from scratch against {args.opponent}; evaluated against "
           f"{args.reference} ({args.eval_games:,} games of the duplicate arena, the same deals every time); "

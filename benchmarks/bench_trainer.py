@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 
-class _NoRun:
+class NoRun:
     """The run-state hooks the trainers call (no snapshots, evaluations or checkpoints in a benchmark)."""
 
     def between_rollouts(self, model, step, record):
@@ -32,16 +32,20 @@ class _NoRun:
         pass
 
 
-def _config(args, algorithm: str):
+def trainer_config(args, algorithm: str, *, seed: int = 0, learner_seat: int | str = 0,
+                   learning_rate: float = 3e-4):
+    """The config both trainers get (``bench_learning.py`` too): the same network, PPO settings and simulator,
+    one baseline in the kernel, no self-play, evaluations or checkpoints."""
     from uno_env.training.config import config_from_dict
 
     return config_from_dict({
-        "name": "bench", "algorithm": algorithm, "seed": 0, "total_steps": 10**9, "torch_threads": args.threads,
+        "name": "bench", "algorithm": algorithm, "seed": seed, "total_steps": 10**9, "torch_threads": args.threads,
         "tensorboard": False, "progress_bar": False,
         "env": {"game": args.game, "num_players": 2, "vec_env": "batched", "n_envs": args.envs,
-                "learner_seat": 0, "num_threads": 1},
+                "learner_seat": learner_seat, "num_threads": 1},
         "policy": {"net_arch": list(args.net), "activation": "tanh", "obs_transform": "symlog", "include_mask": True},
-        "ppo": {"n_steps": args.steps, "batch_size": args.batch, "n_epochs": args.epochs, "learning_rate": 3e-4},
+        "ppo": {"n_steps": args.steps, "batch_size": args.batch, "n_epochs": args.epochs,
+                "learning_rate": learning_rate},
         "opponents": {"baselines": {args.opponent: 1.0}, "selfplay_start": 1.0},
         "evaluation": {"every": 0},
     })
@@ -51,15 +55,15 @@ def batched_ppo_rate(args) -> float:
     from uno_env.training.algorithms import batched_ppo as algo
     from uno_env.training.pool import OpponentPool
 
-    cfg = _config(args, "batched_ppo")
+    cfg = trainer_config(args, "batched_ppo")
     pool = OpponentPool(cfg.opponents.baselines, 0.0, seed=0)
     with tempfile.TemporaryDirectory() as d:
         env = algo.make_env(cfg, pool, 0)
         model = algo.build(cfg, env, d)
         rollout = args.envs * args.steps
-        algo.learn(model, rollout, _NoRun())  # warm-up (compiles, allocates)
+        algo.learn(model, rollout, NoRun())  # warm-up (compiles, allocates)
         t0 = time.perf_counter()
-        algo.learn(model, rollout * args.rollouts, _NoRun())
+        algo.learn(model, rollout * args.rollouts, NoRun())
         return rollout * args.rollouts / (time.perf_counter() - t0)
 
 
@@ -67,7 +71,7 @@ def maskable_ppo_rate(args) -> float:
     from uno_env.training.algorithms import maskable_ppo as algo
     from uno_env.training.pool import OpponentPool
 
-    cfg = _config(args, "maskable_ppo")
+    cfg = trainer_config(args, "maskable_ppo")
     pool = OpponentPool(cfg.opponents.baselines, 0.0, seed=0)
     with tempfile.TemporaryDirectory() as d:
         venv = algo.make_env(cfg, pool, 0)
