@@ -53,17 +53,12 @@ class Learner:
     curve: list[dict] = field(default_factory=list)
 
 
-def config(args: argparse.Namespace, algorithm: str):
-    return trainer_config(args, algorithm, seed=args.seed, learner_seat="random", learning_rate=args.lr)
-
-
 def make_learner(args: argparse.Namespace, algorithm: str) -> Learner:
-    import importlib
-
+    from uno_env.training.algorithms import get_algorithm
     from uno_env.training.pool import OpponentPool
 
-    algo = importlib.import_module(f"uno_env.training.algorithms.{algorithm}")
-    cfg = config(args, algorithm)
+    algo = get_algorithm(algorithm)
+    cfg = trainer_config(args, algorithm, seed=args.seed, learner_seat="random", learning_rate=args.lr)
     torch.manual_seed(args.seed)
     pool = OpponentPool(cfg.opponents.baselines, 0.0, seed=args.seed)
     tmp = tempfile.TemporaryDirectory()
