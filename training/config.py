@@ -188,6 +188,8 @@ class PPOConfig:
     gae_lambda: float = field(default=0.95, metadata=_meta(min=0.0, max=1.0))
     clip_range: float = field(default=0.2, metadata=_meta(min_excl=0.0, max=MAX_CLIP))
     ent_coef: float = field(default=0.01, metadata=_meta(min=0.0))
+    # the weight of the value loss, the mean squared error in both trainers (as SB3's; CleanRL's halved one would
+    # take twice this)
     vf_coef: float = field(default=0.5, metadata=_meta(min=0.0))
     max_grad_norm: float = field(default=0.5, metadata=_meta(min_excl=0.0))
     # stop an update's epochs early once the KL divergence passes this; null = never
