@@ -228,7 +228,7 @@ def openspiel_crazy_eights_steps_per_sec(
 
 
 def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 2, seed: int = 0,
-                                playouts: int = 10) -> dict[str, float]:
+                                playouts: int = 10) -> dict[str, float | None]:
     """OpenSpiel's C++ ``MCTSBot`` (UCT, ``uct_c=2``, ``RandomRolloutEvaluator`` with one uniformly random rollout a
     leaf, ``sims`` simulations a decision) playing one seat of ``crazy_eights`` against uniformly random players
     for ``games`` games, the searching seat moving one place each game.
@@ -241,11 +241,12 @@ def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 
     Returns simulations per CPU second of the ``bot.step`` calls, CPU ms a decision, and ``decisions_per_sim``:
     the bot's simulations are not instrumented, so this is the mean number of player decisions (chance outcomes
     left out) of ``playouts`` uniformly random playouts from each searched position, untimed; a simulation is its
-    tree descent then a random rollout to the end, about one such playout.
+    tree descent then a random rollout to the end, about one such playout. ``playouts=0`` plays none (a repeat of
+    the same games needs them once) and gives ``decisions_per_sim`` as None.
     """
     pyspiel = _import_pyspiel()
-    if sims < 1 or games < 1 or playouts < 1:
-        raise ValueError(f"sims, games and playouts must be >= 1, got {sims}, {games}, {playouts}")
+    if sims < 1 or games < 1 or playouts < 0:
+        raise ValueError(f"sims and games must be >= 1 and playouts >= 0, got {sims}, {games}, {playouts}")
     game = pyspiel.load_game("crazy_eights", {"players": players})
     bot = pyspiel.MCTSBot(game, pyspiel.RandomRolloutEvaluator(1, seed), 2.0, sims, 1000, False, seed, False)
     rng = _Uniforms(seed)
@@ -278,4 +279,4 @@ def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 
     if not searches:
         raise RuntimeError("the bot had no decision with a choice to search")
     return {"searches": searches, "sims_per_cpu_s": searches * sims / cpu, "ms_per_decision_cpu": 1000 * cpu / searches,
-            "decisions_per_sim": playout_decisions / playout_count}
+            "decisions_per_sim": playout_decisions / playout_count if playout_count else None}

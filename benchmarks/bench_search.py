@@ -187,8 +187,10 @@ def reference_rows(games: int, repeats: int, players: tuple[int, ...] = (2, 4),
         theirs, ours = [], []
         horizon = None
         for _ in range(repeats):
-            theirs.append(_baselines.openspiel_crazy_eights_mcts(n, sims, games, seed=0))
-            if horizon is None:  # the same games every repeat: the first repeat's playouts stand for all
+            # the same games every repeat: the first repeat's playouts give the length for all
+            theirs.append(_baselines.openspiel_crazy_eights_mcts(n, sims, games, seed=0,
+                                                                 playouts=0 if theirs else 10))
+            if horizon is None:
                 horizon = max(1, round(theirs[0]["decisions_per_sim"]))
             ours.append(search_speed(g, games, RandomAgent, mode="tree", rollout="random", sims=sims,
                                      horizon=horizon))

@@ -17,13 +17,14 @@ def test_the_reference_rows_pair_each_repeat_and_cut_our_rollouts_at_its_playout
     theirs = iter([1000.0, 2000.0, 4000.0])
     calls = []
 
-    def fake_mcts(players, sims, games, seed=0):
-        calls.append((players, sims, games))
-        return {"searches": 10, "sims_per_cpu_s": next(theirs), "ms_per_decision_cpu": 1.0, "decisions_per_sim": 7.4}
+    def fake_mcts(players, sims, games, seed=0, playouts=10):
+        calls.append((players, sims, games, playouts))
+        return {"searches": 10, "sims_per_cpu_s": next(theirs), "ms_per_decision_cpu": 1.0,
+                "decisions_per_sim": 7.4 if playouts else None}
 
     monkeypatch.setattr(bench._baselines, "openspiel_crazy_eights_mcts", fake_mcts)
     (row,) = bench.reference_rows(games=1, repeats=3, players=(2,), sims=20)
-    assert calls == [(2, 20, 1)] * 3
+    assert calls == [(2, 20, 1, 10), (2, 20, 1, 0), (2, 20, 1, 0)]  # the playouts' length is needed once
     assert row["horizon"] == 7  # the reference's mean playout, rounded
     # our simulations: the tree's few decisions, then a rollout cut after 7
     assert 7 < row["ours_decisions_per_sim"] < 7 + 20
@@ -54,6 +55,8 @@ def test_the_reference_searches_openspiels_game():
     bench = _bench_search()
     r = bench._baselines.openspiel_crazy_eights_mcts(players=2, sims=10, games=1, playouts=2)
     assert r["searches"] > 0 and r["sims_per_cpu_s"] > 0 and r["decisions_per_sim"] > 1
+    assert bench._baselines.openspiel_crazy_eights_mcts(players=2, sims=10, games=1, playouts=0)[
+        "decisions_per_sim"] is None
 
 
 @pytest.mark.parametrize("flag", ["--reference-repeats", "--reference-games", "--games", "--steps"])
