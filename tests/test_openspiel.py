@@ -220,6 +220,29 @@ def test_a_resample_is_what_the_seat_sees_and_redraws_the_rest(game, players, ru
         assert len(futures) > 1
 
 
+@pytest.mark.parametrize("game, players, rules", TABLES)
+def test_what_a_seat_sees_never_changes_with_what_it_cannot_see_in_any_phase(game, players, rules):
+    """At every decision of a game, whatever phase it is in, a state resampled for a seat (its hidden part redrawn)
+    gives that seat the same observation and, when it acts, the same legal actions and the same turn."""
+    rng = random.Random(players)
+    sampler = random.Random(1)
+    state = load(game, players, rules).new_initial_state(6)
+    phases = set()
+    for _ in range(300):
+        if state.is_terminal():
+            break
+        acting = state.current_player()
+        phases.add(state.observation_string(acting).split("phase[", 1)[1].split("]", 1)[0])
+        for player in {acting, (acting + 1) % players}:
+            sample = state.resample_from_infostate(player, sampler)
+            assert sample.observation_string(player) == state.observation_string(player)
+            assert sample.current_player() == acting
+            if player == acting:
+                assert sample.legal_actions() == state.legal_actions()
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert len(phases) >= 2  # more than the plain turn was seen
+
+
 def test_resampling_is_repeatable_with_a_seeded_sampler_and_refuses_bad_samplers():
     state = load("classic", 3).new_initial_state(8)
     state.apply_action(state.legal_actions()[0])
