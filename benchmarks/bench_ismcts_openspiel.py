@@ -1,0 +1,230 @@
+"""The search beside OpenSpiel's ISMCTS on the same game: OpenSpiel's own ``ISMCTSBot`` plays uno-env's games through
+``uno_env.openspiel``, against this package's compiled search, at the same number of simulations, in one run.
+
+OpenSpiel has no UNO, and its C++ ``ISMCTSBot`` cannot search a Python game (pyspiel's Python states do not reach
+C++'s ``ResampleFromInfostate``), so the reference is OpenSpiel's Python ``open_spiel.python.algorithms.ismcts``
+(the same algorithm: single-observer ISMCTS, nodes keyed by the acting seat's observation string, UCT, random
+rollouts through ``mcts.RandomRolloutEvaluator``, the most visited action), on ``pyspiel.load_game("uno_env_<game>")``.
+Ours is ``ismcts:mode=tree,rollout=random`` (single-observer ISMCTS on the compiled core, nodes keyed by action
+sequences, UCB1 with availability counts, random rollouts, the most visited action). Both score a game by who won:
+OpenSpiel's returns are -1 / +1 and ours 0 / 1, so OpenSpiel's ``uct_c`` is twice our ``c`` for the same
+exploration (``--c``, default 0.7, ours' default). Both draw their samples from the seat's information with the same
+determinization (``resample_from_infostate`` is ours, compiled), so what differs is the search code itself.
+
+Printed:
+
+1. **Speed**: on the decisions of ``--speed-games`` games played by the greedy agent (every decision of the tracked
+   seat with two legal actions or more), each search decides with ``--sims`` simulations, alternating which goes
+   first; simulations per second of each and their ratio, and the median milliseconds a decision.
+2. **Strength**: ``--games`` games of the duplicate arena (every deal twice, the two searches changing seats):
+   each of ``--ours`` (default: the matched search, then the package's default ``ismcts``) against OpenSpiel's
+   ``ISMCTSBot`` at ``--sims`` simulations; the win rate of ours with its 95% interval over deals. Every game is
+   seeded from its index (the deal, our search's seed, OpenSpiel's random state and its resampling stream), so a run
+   is repeatable; ``--workers`` processes share the games.
+
+    python benchmarks/bench_ismcts_openspiel.py [--game dice] [--sims 100] [--c 0.7] [--speed-games 3]
+        [--games 200] [--workers 2] [--ours ismcts:mode=tree,rollout=random ismcts] [--only speed|strength]
+        [--json out.json]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+import numpy as np
+
+MATCHED = "ismcts:mode=tree,rollout=random"
+
+
+def openspiel_bot(game: Any, sims: int, c: float, seed: int) -> Any:
+    """OpenSpiel's Python ISMCTSBot on ``game``, every random choice of it (rollouts, ties, resampling) seeded."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    rng = np.random.RandomState(seed)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0 * c, max_simulations=sims,
+                           random_state=rng, use_observation_string=True)
+    sampler = random.Random(seed)
+    # its default resampler draws from an unseeded pyspiel sampler: the same call with a seeded stream
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, sampler))
+    return bot
+
+
+def our_agent(spec: str, game: Any, sims: int, c: float, seed: int) -> Any:
+    from uno_env.agents.registry import load_agent
+
+    if spec == MATCHED or spec.startswith(MATCHED + ","):
+        spec = f"{spec},sims={sims},c={c:g}"
+    return load_agent(spec, game.core_game, seed=seed)
+
+
+def load_game(args: argparse.Namespace) -> Any:
+    import pyspiel
+
+    import uno_env.openspiel  # noqa: F401 - registers the games
+
+    return pyspiel.load_game(f"uno_env_{args.game}(players={args.players})")
+
+
+def greedy_positions(args: argparse.Namespace, game: Any) -> list[Any]:
+    """The states of ``--speed-games`` greedy games at which seat 0 has a choice."""
+    from uno_env.agents.registry import load_agent
+
+    greedy = load_agent("greedy", game.core_game, seed=0)
+    positions = []
+    for k in range(args.speed_games):
+        state = game.new_initial_state(10_000 + k)
+        while not state.is_terminal():
+            player = state.current_player()
+            legal = state.legal_actions()
+            if player == 0 and len(legal) > 1:
+                positions.append(state.clone())
+            obs = np.asarray(state.observation_tensor(player), dtype=np.float32)
+            state.apply_action(int(greedy.act(obs, np.asarray(state.legal_actions_mask(), dtype=np.int8))))
+    return positions
+
+
+def speed(args: argparse.Namespace) -> dict:
+    game = load_game(args)
+    positions = greedy_positions(args, game)
+    if not positions:
+        raise SystemExit("no decision with a choice in the speed games: raise --speed-games")
+    ours = our_agent(MATCHED, game, args.sims, args.c, seed=1)
+    theirs = openspiel_bot(game, args.sims, args.c, seed=1)
+    times = {"ours": [], "openspiel": []}
+    sims = {"ours": 0, "openspiel": 0}
+    for i, state in enumerate(positions):
+        order = ("ours", "openspiel") if i % 2 == 0 else ("openspiel", "ours")
+        for who in order:
+            t0 = time.perf_counter()
+            if who == "ours":
+                ours.act_from_state(state.core_state())
+                sims["ours"] += ours.last_search["simulations"]
+            else:
+                theirs.step(state)
+                sims["openspiel"] += args.sims  # it always runs every simulation when there is a choice
+            times[who].append(time.perf_counter() - t0)
+    rate = {who: sims[who] / sum(times[who]) for who in times}
+    return {"decisions": len(positions), "simulations": sims, "seconds": {w: sum(t) for w, t in times.items()},
+            "sims_per_s": rate, "ratio": rate["ours"] / rate["openspiel"],
+            "median_ms": {w: 1000 * statistics.median(t) for w, t in times.items()}}
+
+
+def play_one(job: tuple[dict, str, int]) -> dict:
+    """Game ``index`` of the match of ``spec`` against OpenSpiel's bot: deal ``index // 2``, ours at seat
+    ``index % 2``."""
+    arg_dict, spec, index = job
+    args = argparse.Namespace(**arg_dict)
+    game = load_game(args)
+    seat = index % 2
+    ours = our_agent(spec, game, args.sims, args.c, seed=index)
+    theirs = openspiel_bot(game, args.sims, args.c, seed=index)
+    state = game.new_initial_state(args.deal_base + index // 2)
+    t = {"ours": 0.0, "openspiel": 0.0}
+    while not state.is_terminal():
+        t0 = time.perf_counter()
+        if state.current_player() == seat:
+            action = ours.act_from_state(state.core_state())
+            t["ours"] += time.perf_counter() - t0
+        else:
+            action = theirs.step(state)
+            t["openspiel"] += time.perf_counter() - t0
+        state.apply_action(action)
+    returns = state.returns()
+    return {"index": index, "seat": seat, "win": float(returns[seat] > returns[1 - seat]), "seconds": t,
+            "truncated": returns[seat] == returns[1 - seat]}
+
+
+def strength(args: argparse.Namespace, spec: str) -> dict:
+    from uno_env.training.evaluate import duplicate_interval
+
+    jobs = [(vars(args), spec, i) for i in range(args.games)]
+    if args.workers > 1:
+        import multiprocessing
+
+        with ProcessPoolExecutor(args.workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            games = list(pool.map(play_one, jobs))
+    else:
+        games = [play_one(job) for job in jobs]
+    deals = [(games[2 * k]["win"] + games[2 * k + 1]["win"]) / 2 for k in range(args.games // 2)]
+    mean = statistics.fmean(deals)
+    lo, hi = duplicate_interval(mean, statistics.stdev(deals) if len(deals) > 1 else 0.0, len(deals))
+    return {"ours": spec, "games": len(games), "win_rate": mean, "ci95_low": lo, "ci95_high": hi,
+            "truncated": sum(g["truncated"] for g in games),
+            "cpu_s_per_game": {w: statistics.fmean(g["seconds"][w] for g in games) for w in ("ours", "openspiel")}}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--game", default="dice", choices=("classic", "pocket", "dice"))
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--sims", type=int, default=100, help="simulations a decision for both (default 100)")
+    ap.add_argument("--c", type=float, default=0.7, help="our UCB constant; OpenSpiel's uct_c is twice it")
+    ap.add_argument("--speed-games", type=int, default=3)
+    ap.add_argument("--games", type=int, default=200, help="games per match, an even number (duplicate deals)")
+    ap.add_argument("--deal-base", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--ours", nargs="+", default=[MATCHED, "ismcts"],
+                    help=f"our searches, each matched against OpenSpiel's (default {MATCHED} and ismcts)")
+    ap.add_argument("--only", choices=("speed", "strength"))
+    ap.add_argument("--json")
+    args = ap.parse_args(argv)
+    if args.sims <= 0 or args.speed_games <= 0 or args.workers <= 0:
+        ap.error("--sims, --speed-games and --workers must be positive")
+    if args.games <= 0 or args.games % 2:
+        ap.error("--games must be a positive even number (every deal is played twice)")
+    if args.only != "speed" and args.players != 2:
+        ap.error("the strength match is for 2 players (one seat each); use --only speed for more")
+    if not 0.0 < args.c <= 10.0:
+        ap.error("--c must be in (0, 10]")
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        print("OpenSpiel is not installed (pip install open_spiel): no reference to compare with", file=sys.stderr)
+        return 1
+    load0 = os.getloadavg()
+    out: dict[str, Any] = {"args": vars(args), "loadavg_before": load0}
+    print(f"{args.game}, {args.players} players; OpenSpiel's Python ISMCTSBot (uct_c {2 * args.c:g}, random "
+          f"rollouts) on uno_env_{args.game} against ours, {args.sims} simulations a decision; load average "
+          f"{load0[0]:.2f} at the start", flush=True)
+    if args.only != "strength":
+        s = speed(args)
+        out["speed"] = s
+        print(f"\nspeed: {s['decisions']} decisions of {args.speed_games} greedy games (seat 0, two legal actions "
+              f"or more)")
+        print(f"{'search':<44}{'simulations/s':>15}{'ms a decision (median)':>25}")
+        print(f"{'OpenSpiel ISMCTSBot (Python)':<44}{s['sims_per_s']['openspiel']:>15,.0f}"
+              f"{s['median_ms']['openspiel']:>25.2f}")
+        print(f"{'ours, ' + MATCHED + ' (compiled)':<44}{s['sims_per_s']['ours']:>15,.0f}"
+              f"{s['median_ms']['ours']:>25.2f}")
+        print(f"ratio, ours / OpenSpiel: {s['ratio']:.0f}x", flush=True)
+    if args.only != "speed":
+        out["strength"] = []
+        print(f"\nstrength: {args.games} games a match of the duplicate arena ({args.games // 2} deals, the seats "
+              f"swapped), OpenSpiel's ISMCTSBot at {args.sims} simulations")
+        print(f"{'ours':<44}{'win rate [95% CI over deals]':>30}{'CPU s a game: ours / OpenSpiel':>34}")
+        for spec in args.ours:
+            r = strength(args, spec)
+            out["strength"].append(r)
+            cpu = r["cpu_s_per_game"]
+            print(f"{spec:<44}{100 * r['win_rate']:>13.1f}% [{100 * r['ci95_low']:.1f}, {100 * r['ci95_high']:.1f}]"
+                  f"{cpu['ours']:>21.3f} / {cpu['openspiel']:.2f}"
+                  + (f"   ({r['truncated']} cut off at max_turns)" if r["truncated"] else ""), flush=True)
+    load1 = os.getloadavg()
+    out["loadavg_after"] = load1
+    print(f"load average {load1[0]:.2f} at the end")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(out, fh, indent=2)
+            fh.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
