@@ -15,7 +15,8 @@ Printed:
 
 1. **Speed**: on the decisions of ``--speed-games`` games played by the greedy agent (every decision of the tracked
    seat with two legal actions or more), each search decides with ``--sims`` simulations, alternating which goes
-   first; simulations per second of each and their ratio, and the median milliseconds a decision.
+   first; simulations per CPU second of each and their ratio, and the median CPU milliseconds a decision (CPU time
+   of this process, so other load on the machine does not count).
 2. **Strength**: ``--games`` games of the duplicate arena (every deal twice, the two searches changing seats):
    each of ``--ours`` (default: the matched search, then the package's default ``ismcts``) against OpenSpiel's
    ``ISMCTSBot`` at ``--sims`` simulations; the win rate of ours with its 95% interval over deals. Every game is
@@ -102,14 +103,14 @@ def speed(args: argparse.Namespace) -> dict:
     for i, state in enumerate(positions):
         order = ("ours", "openspiel") if i % 2 == 0 else ("openspiel", "ours")
         for who in order:
-            t0 = time.perf_counter()
+            t0 = time.process_time()
             if who == "ours":
                 ours.act_from_state(state.core_state())
                 sims["ours"] += ours.last_search["simulations"]
             else:
                 theirs.step(state)
                 sims["openspiel"] += args.sims  # it always runs every simulation when there is a choice
-            times[who].append(time.perf_counter() - t0)
+            times[who].append(time.process_time() - t0)
     rate = {who: sims[who] / sum(times[who]) for who in times}
     return {"decisions": len(positions), "simulations": sims, "seconds": {w: sum(t) for w, t in times.items()},
             "sims_per_s": rate, "ratio": rate["ours"] / rate["openspiel"],
@@ -128,13 +129,13 @@ def play_one(job: tuple[dict, str, int]) -> dict:
     state = game.new_initial_state(args.deal_base + index // 2)
     t = {"ours": 0.0, "openspiel": 0.0}
     while not state.is_terminal():
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         if state.current_player() == seat:
             action = ours.act_from_state(state.core_state())
-            t["ours"] += time.perf_counter() - t0
+            t["ours"] += time.process_time() - t0
         else:
             action = theirs.step(state)
-            t["openspiel"] += time.perf_counter() - t0
+            t["openspiel"] += time.process_time() - t0
         state.apply_action(action)
     returns = state.returns()
     return {"index": index, "seat": seat, "win": float(returns[seat] > returns[1 - seat]), "seconds": t,
@@ -198,11 +199,11 @@ def main(argv: list[str] | None = None) -> int:
         out["speed"] = s
         print(f"\nspeed: {s['decisions']} decisions of {args.speed_games} greedy games (seat 0, two legal actions "
               f"or more)")
-        print(f"{'search':<44}{'simulations/s':>15}{'ms a decision (median)':>25}")
+        print(f"{'search':<44}{'sims / CPU s':>15}{'CPU ms a decision (median)':>29}")
         print(f"{'OpenSpiel ISMCTSBot (Python)':<44}{s['sims_per_s']['openspiel']:>15,.0f}"
-              f"{s['median_ms']['openspiel']:>25.2f}")
+              f"{s['median_ms']['openspiel']:>29.2f}")
         print(f"{'ours, ' + MATCHED + ' (compiled)':<44}{s['sims_per_s']['ours']:>15,.0f}"
-              f"{s['median_ms']['ours']:>25.2f}")
+              f"{s['median_ms']['ours']:>29.2f}")
         print(f"ratio, ours / OpenSpiel: {s['ratio']:.0f}x", flush=True)
     if args.only != "speed":
         out["strength"] = []
