@@ -330,8 +330,8 @@ def test_openspiels_mcts_bot_and_evaluate_bots_play_a_game():
 def test_openspiels_rl_environment_runs_a_game():
     from open_spiel.python import rl_environment
 
-    env = rl_environment.Environment(load("classic", 2), chance_event_sampler=rl_environment.ChanceEventSampler(2),
-                                     observation_type=rl_environment.ObservationType.OBSERVATION)
+    # no information state: rl_environment gives its agents the observation tensor by itself
+    env = rl_environment.Environment(load("classic", 2), chance_event_sampler=rl_environment.ChanceEventSampler(2))
     step = env.reset()
     rng = random.Random(0)
     total = np.zeros(2)
