@@ -57,7 +57,7 @@ except ImportError as exc:  # pragma: no cover - the message is the point
     raise ImportError("uno_env.openspiel needs OpenSpiel: pip install \"uno-env[openspiel]\" (the open_spiel "
                       "package)") from exc
 
-from .config import make_rules
+from .config import GAMES, OPTIONS, make_rules
 from .core import engine as E
 from .core.cards import COL_COUNT, COL_POINTS
 from .core.determinize import SAMPLE_OK, determinize
@@ -67,7 +67,6 @@ from .core.observe import observe_one
 from .render import render_ansi
 from .seeding import episode_seed
 
-GAMES = ("classic", "pocket", "dice")
 #: OpenSpiel's name of each game
 SHORT_NAMES = {game: f"uno_env_{game}" for game in GAMES}
 #: chance nodes before the deal, and the outcomes of each: the bytes of the deal number
@@ -75,7 +74,6 @@ DEAL_BYTES = 4
 DEAL_LIMIT = 256**DEAL_BYTES
 _CHANCE_OUTCOMES = [(byte, 1.0 / 256) for byte in range(256)]
 _RULES_PLAYERS = -1  # the players parameter's default: as many as the rules say (2 for a preset)
-_PLAYER_RANGE = {"classic": (2, 10), "pocket": (2, 5), "dice": (2, 4)}
 
 
 class _Shared:
@@ -107,7 +105,7 @@ def _shared_from_dict(rules: dict) -> _Shared:
 
 
 def _game_type(game: str, zero_sum: bool, terminal_rewards: bool) -> Any:
-    lo, hi = _PLAYER_RANGE[game]
+    lo, hi = OPTIONS["num_players"].allowed_for(game)
     return pyspiel.GameType(
         short_name=SHORT_NAMES[game],
         long_name={"classic": "UNO (uno-env)", "pocket": "UNO Pocket Pizza Pizza (uno-env)",
