@@ -1,0 +1,66 @@
+"""No function in the package is more complex than a reader can hold: cyclomatic complexity 25 at most.
+
+Measured with radon (McCabe's count plus one for each boolean operator, as radon reports it) over everything the
+wheel installs.  The functions listed in ``ALLOWED`` are the exceptions, each with the reason it stays whole.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+radon_complexity = pytest.importorskip("radon.complexity")
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_DIRS = ("uno_env", "agents", "training")
+LIMIT = 25
+
+#: "path:qualified name" -> why it may exceed the limit.
+ALLOWED: dict[str, str] = {
+    "agents/dice_heuristic.py:DiceHeuristicAgent._choose": "to be split",
+    "agents/policy.py:load_weights": "to be split",
+    "training/config.py:_check": "to be split",
+    "training/distill.py:fit_policy": "to be split",
+    "training/evaluate.py:play_lockstep": "to be split",
+    "training/evaluate.py:run_arena": "to be split",
+    "training/algorithms/batched_ppo.py:learn": "to be split",
+    "uno_env/aec.py:raw_env._check_shell_state": "to be split",
+    "uno_env/gym_env.py:UnoGymEnv.load_state_dict": "to be split",
+    "uno_env/record.py:GameRecord._validate": "to be split",
+    "uno_env/core/baselines.py:_play_or_draw": "to be split",
+    "uno_env/core/baselines.py:_score_play": "to be split",
+    "uno_env/core/baselines.py:greedy_action": "to be split",
+    "uno_env/core/baselines.py:heuristic_choice": "to be split",
+    "uno_env/core/batch.py:_advance_games": "to be split",
+    "uno_env/core/determinize.py:determinize": "to be split",
+    "uno_env/core/dice_baselines.py:_choose": "to be split",
+    "uno_env/core/game.py:Game._edited": "to be split",
+    "uno_env/core/game.py:Game.check_exact": "to be split",
+    "uno_env/core/invariants.py:check_phase": "to be split",
+    "uno_env/core/invariants.py:check_state": "to be split",
+    "uno_env/core/search.py:_search": "to be split",
+}
+
+
+def _measure() -> dict[str, int]:
+    found: dict[str, int] = {}
+    for folder in PACKAGE_DIRS:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for block in radon_complexity.cc_visit(path.read_text()):
+                if block.complexity > LIMIT:
+                    name = f"{block.classname}.{block.name}" if getattr(block, "classname", None) else block.name
+                    found[f"{rel}:{name}"] = block.complexity
+    return found
+
+
+def test_no_function_above_the_limit_but_the_listed_ones():
+    over = _measure()
+    unexpected = {k: v for k, v in over.items() if k not in ALLOWED}
+    assert not unexpected, f"functions above cyclomatic complexity {LIMIT} (split them): {unexpected}"
+
+
+def test_every_listed_exception_is_still_needed():
+    over = _measure()
+    stale = sorted(set(ALLOWED) - set(over))
+    assert not stale, f"listed as too complex but now within {LIMIT}: remove them from ALLOWED: {stale}"
