@@ -30,7 +30,7 @@ Every legal action gets a score (the best wins; ties: lowest action id):
 * **Which die**: when several dice show the chosen face, the one played is the die least worth keeping: the one
   whose six faces, rolled again by a later reroll, are least likely to follow a future centre die.
 
-The same player is compiled in ``uno_env.core.dice_baselines`` (the batched simulator's ``"heuristic"`` opponent
+The same player is compiled in ``uno_env.players.dice_heuristic`` (the batched simulator's ``"heuristic"`` opponent
 and the batched trainer's advice); its tables come from the same code (``dice_tables``) and a test holds its
 choices equal to this agent's.
 
@@ -46,11 +46,11 @@ import numpy as np
 
 from uno_env.core import engine as E
 from uno_env.core.cards import DRAW_TWO, REVERSE, SKIP, WILD_DRAW_FOUR
-from uno_env.core.dice_baselines import DICE_HEURISTIC_WEIGHTS, dice_tables
+from uno_env.players.parameters import DICE_HEURISTIC_WEIGHTS, dice_tables
 
 from .base import BaseAgent
 
-#: the weights (``weights=`` overrides them by name); the compiled player (``uno_env.core.dice_baselines``) reads
+#: the weights (``weights=`` overrides them by name); the compiled player (``uno_env.players.dice_heuristic``) reads
 #: the same table
 DEFAULT_WEIGHTS: dict[str, float] = DICE_HEURISTIC_WEIGHTS
 

@@ -32,7 +32,6 @@ from typing import Any
 
 import numpy as np
 
-from uno_env.core.baselines import HEURISTIC_WEIGHTS
 from uno_env.core.cards import (
     COL_COUNT,
     DRAW_ONE,
@@ -44,6 +43,7 @@ from uno_env.core.cards import (
     WILD_DRAW_TWO,
 )
 from uno_env.core.queries import PH_COLOUR, PH_DRAWN, PH_GIVE, PH_PENDING, PH_SWAP
+from uno_env.players.parameters import HEURISTIC_WEIGHTS
 
 from .base import BaseAgent
 from .dice_heuristic import DiceHeuristicAgent

@@ -12,7 +12,7 @@ unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objec
 * :class:`NumpyPolicyAgent`: a policy as an agent (``act``, ``act_batch``, ``reset``): the most likely legal
   action, or a sample from the masked softmax with its own seeded stream.
 * :func:`heuristic_advisor`: the heuristic's choice for a batch of decisions, the ``advice`` input (the compiled
-  heuristic of :mod:`uno_env.core.baselines`: numba, a core dependency, so still no torch).
+  heuristic of :mod:`uno_env.players.card_heuristic`: numba, a core dependency, so still no torch).
 """
 from __future__ import annotations
 
@@ -259,19 +259,19 @@ _OBS_LIMIT = 1e6
 
 
 class _CompiledHeuristic:
-    """The compiled heuristic (``uno_env.core.baselines``; UNO Dice's own in UNO Dice) over a batch, with the input
+    """The compiled heuristic (``uno_env.players``; UNO Dice's own in UNO Dice) over a batch, with the input
     checks the compiled code does not make.  Tests hold its choices equal to
     :class:`~uno_env.agents.heuristic.HeuristicAgent`'s."""
 
     def __init__(self, game: Any, weights: Mapping[str, float] | None = None):
-        from uno_env.core.baselines import baseline_weight_array
+        from uno_env.players.parameters import baseline_weight_array
 
         self.game = game
         # UNO Dice: the card weights are unused and the dice heuristic's are its defaults, as in HeuristicAgent
         self._weights = baseline_weight_array(game, dict(weights or {}))
 
     def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        from uno_env.core import baselines as BL
+        from uno_env.players import baselines as BL
 
         # few numpy calls: in the arena this runs for one row at a time, where each call's overhead is the cost
         g = self.game
@@ -304,7 +304,7 @@ def compiled_heuristic(game: Any, weights: Mapping[str, float] | None = None
     :class:`~uno_env.agents.heuristic.HeuristicAgent` with the same ``weights``, tests hold them equal; in UNO Dice
     its dice player with the default dice weights, as the agent plays), with its inputs checked."""
     g = resolve_game(game)
-    from uno_env.core.baselines import HEURISTIC_WEIGHTS
+    from uno_env.players.parameters import HEURISTIC_WEIGHTS
 
     unknown = set(weights or {}) - set(HEURISTIC_WEIGHTS)
     if unknown:

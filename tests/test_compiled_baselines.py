@@ -1,4 +1,4 @@
-"""The compiled baselines (``uno_env.core.baselines``, ``uno_env.core.dice_baselines``) choose what the Python
+"""The compiled baselines (``uno_env.players``) choose what the Python
 agents choose, on the same inputs.
 
 Decisions come from games played at random under many option sets, so every phase (turn, drawn card, colour,
@@ -14,7 +14,8 @@ from uno_env import vector as V
 from uno_env.agents.dice_heuristic import DiceHeuristicAgent
 from uno_env.agents.greedy import GreedyAgent
 from uno_env.agents.heuristic import HeuristicAgent
-from uno_env.core import baselines as BL
+from uno_env.players import baselines as BL
+from uno_env.players.parameters import baseline_weight_array, heuristic_weight_array
 
 CASES = [
     ("classic", 2, None),
@@ -69,7 +70,7 @@ def test_compiled_greedy_matches_python(game, n, rules, tmp_path_factory):
         expected = agent.act_batch(obs, masks)
     got = np.empty(len(obs), dtype=np.int64)
     assert BL.baseline_actions(BL.KIND_GREEDY, obs, masks, g.cfg, g.spec, g.obs_offsets,
-                               BL.baseline_weight_array(g), shifts, got) == -1
+                               baseline_weight_array(g), shifts, got) == -1
     assert (masks[np.arange(len(obs)), got] == 1).all()
     bad = np.flatnonzero(got != expected)
     assert bad.size == 0, f"{bad.size} of {len(obs)} differ, first at {bad[:5]}: {got[bad[:5]]} vs {expected[bad[:5]]}"
@@ -82,7 +83,7 @@ def test_compiled_heuristic_matches_python(game, n, rules, tmp_path_factory):
     expected = np.array([agent.act(o, m) for o, m in zip(obs, masks)])
     got = np.empty(len(obs), dtype=np.int64)
     assert BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets,
-                               BL.baseline_weight_array(g), np.zeros(len(obs), dtype=np.int64), got) == -1
+                               baseline_weight_array(g), np.zeros(len(obs), dtype=np.int64), got) == -1
     # the decisions that are choices at all (more than one legal action) are most of them
     assert (masks.sum(axis=1) > 1).mean() > 0.3
     bad = np.flatnonzero(got != expected)
@@ -96,7 +97,7 @@ def test_heuristic_weights_reach_the_compiled_player():
     expected = np.array([agent.act(o, m) for o, m in zip(obs, masks)])
     got = np.empty(len(obs), dtype=np.int64)
     BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets,
-                        BL.heuristic_weight_array(weights), np.zeros(len(obs), dtype=np.int64), got)
+                        heuristic_weight_array(weights), np.zeros(len(obs), dtype=np.int64), got)
     assert (got == expected).all()
     default = np.array([HeuristicAgent(g).act(o, m) for o, m in zip(obs, masks)])
     assert (default != expected).any()  # the weights changed some choices
@@ -131,12 +132,12 @@ def test_dice_heuristic_weights_reach_the_compiled_player():
     expected = np.array([agent.act(o, m) for o, m in zip(obs, masks)])
     got = np.empty(len(obs), dtype=np.int64)
     BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets,
-                        BL.baseline_weight_array(g, dice_weights=weights), np.zeros(len(obs), dtype=np.int64), got)
+                        baseline_weight_array(g, dice_weights=weights), np.zeros(len(obs), dtype=np.int64), got)
     assert (got == expected).all()
     default = np.array([DiceHeuristicAgent(g).act(o, m) for o, m in zip(obs, masks)])
     assert (default != expected).any()  # the weights changed some choices
     with pytest.raises(ValueError, match=r"unknown dice heuristic weights \['dny'\]; known: deny, draw"):
-        BL.baseline_weight_array(g, dice_weights={"dny": 1.0})
+        baseline_weight_array(g, dice_weights={"dny": 1.0})
 
 
 @pytest.mark.parametrize("kind", [BL.KIND_GREEDY, BL.KIND_HEURISTIC])
@@ -145,11 +146,11 @@ def test_dice_players_refuse_a_parameter_array_without_the_dice_block(kind):
     obs, masks, g = _decisions("dice", 2, None, 50, seed=1)
     other = V.UnoVectorEnv("dice", 1, num_players=4, num_threads=1).game  # same dice set, D fits; K, D checked
     got = np.empty(len(obs), dtype=np.int64)
-    for w in (BL.heuristic_weight_array(), BL.baseline_weight_array(g)[:-1]):
+    for w in (heuristic_weight_array(), baseline_weight_array(g)[:-1]):
         assert BL.baseline_actions(kind, obs, masks, g.cfg, g.spec, g.obs_offsets, w,
                                    np.zeros(len(obs), dtype=np.int64), got) == 0
         assert (got == -1).all()
-    assert BL.baseline_actions(kind, obs, masks, g.cfg, g.spec, g.obs_offsets, BL.baseline_weight_array(other),
+    assert BL.baseline_actions(kind, obs, masks, g.cfg, g.spec, g.obs_offsets, baseline_weight_array(other),
                                np.zeros(len(obs), dtype=np.int64), got) == -1
 
 

@@ -18,8 +18,8 @@
   and the interval is computed over deals (:func:`duplicate_interval`).  Two copies of one deterministic agent
   then score exactly 50%, and a small edge between similar agents shows with far fewer games.
 * A pool of 3 or more agents is also rated with OpenSkill (Plackett-Luce), games taken in index order.
-* The ``heuristic`` agent plays through its compiled twin (``uno_env.core.baselines``, the same choices, held
-  equal by tests), which costs a fraction of the Python agent's time per decision.
+* The ``heuristic`` agent plays its compiled player (``uno_env.players``) directly, batch by batch, as a stateless
+  agent.
 * Games are played in lockstep batches (:func:`play_lockstep`: ``--batch-size`` games at once, each agent asked
   once per round for all its decisions with ``act_batch``, the games stepped by a compiled kernel) when every
   agent supports it (:func:`lockstep_mode`: the baselines and numpy policies do; ``ismcts``, ``human``, torch
@@ -221,8 +221,8 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
 
 
 class _CompiledHeuristicAgent:
-    """The ``heuristic`` agent as the arena plays it: the compiled heuristic with the agent's weights, whose choices
-    tests hold equal to the Python agent's (``tests/test_compiled_baselines.py``)."""
+    """The ``heuristic`` agent as the arena plays it: its compiled player with the agent's weights, known to the
+    lockstep arena as stateless (no random stream, no memory)."""
 
     def __init__(self, agent: Any):
         from uno_env.agents.policy import compiled_heuristic
