@@ -81,6 +81,10 @@ class CompiledPlayer:
             raise NoLegalActionError(f"{self.who}: the compiled player found no action for row {bad}")
         return out
 
+    def choose_one(self, observation: Any, action_mask: Any) -> int:
+        """``act``: :meth:`prepare_one`, then :meth:`run`."""
+        return int(self.run(*self.prepare_one(observation, action_mask))[0])
+
     def choose(self, observations: Any, action_masks: Any) -> np.ndarray:
         """``f(observations (B, D), masks (B, A)) -> (B,) int64``: :meth:`prepare`, then :meth:`run`."""
         return self.run(*self.prepare(observations, action_masks))

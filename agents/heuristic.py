@@ -61,7 +61,7 @@ class HeuristicAgent(BaseAgent):
 
     def act(self, observation: Any, action_mask: np.ndarray | None = None) -> int:
         """The heuristic's choice for one seat's ``observation`` and legal ``action_mask``."""
-        return int(self._player.run(*self._player.prepare_one(observation, action_mask))[0])
+        return self._player.choose_one(observation, action_mask)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         """The heuristic's choice for every row (compiled, one call for the batch)."""
