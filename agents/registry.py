@@ -278,6 +278,12 @@ class SB3PolicyAgent(BaseAgent):
         self._load()
 
     def _load(self):
+        from uno_env._files import MAX_CHECKPOINT_FILE_BYTES, check_file
+
+        try:
+            check_file(self.path, "policy", MAX_CHECKPOINT_FILE_BYTES)  # a FIFO would stall the zip reader
+        except ValueError as exc:
+            raise UnknownAgentError(str(exc)) from None
         try:
             from sb3_contrib import MaskablePPO
         except ImportError as exc:  # pragma: no cover - depends on the extras installed

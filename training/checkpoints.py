@@ -17,6 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from uno_env._files import MAX_CHECKPOINT_FILE_BYTES, MAX_RUN_STATE_BYTES, check_dir, check_file, read_bytes
+from uno_env.yaml_io import short_repr
+
 from .config import (
     ConfigError,
     TrainConfig,
@@ -137,8 +140,12 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, str, str | None]
     if getattr(args, "resume", False):
         checkpoint = latest_checkpoint(run_dir)
         if checkpoint is None:
-            if not os.path.isdir(run_dir):
+            if not os.path.exists(run_dir):
                 raise TrainError(f"--resume: no run at {run_dir} (check --config/--name/--run-dir)")
+            try:
+                check_dir(run_dir, "run directory")
+            except ValueError as e:  # a file, a FIFO ... where the run's directory should be
+                raise TrainError(f"--resume: {e}") from None
             print(f"--resume: {run_dir} has no complete checkpoint yet; starting the run from the beginning")
         else:
             # the run's own config, with this command's overrides on top
@@ -233,7 +240,14 @@ def save_checkpoint(run_dir: str, save_model, state: dict, keep: int) -> str:
 
 
 def load_checkpoint_state(checkpoint: str) -> dict:
-    """The checkpoint's ``state.json``, checked (:func:`check_state`); TrainError naming the file otherwise."""
+    """The checkpoint's ``state.json``, checked (:func:`check_state`); TrainError naming the file otherwise.  Every
+    file of the checkpoint must be a regular file of a sane size (a resume reads them all)."""
+    try:
+        for name in sorted(os.listdir(checkpoint)):
+            check_file(os.path.join(checkpoint, name), "checkpoint file", MAX_CHECKPOINT_FILE_BYTES)
+    except (OSError, ValueError) as e:  # ValueError: an InputFileError naming the file
+        raise TrainError(f"{e}; the checkpoint is damaged: delete {checkpoint} to resume from an earlier one, or "
+                         f"start the run over with --overwrite") from None
     path = os.path.join(checkpoint, STATE_FILE)
     state = read_json(path)
     check_state(state, path)
@@ -290,10 +304,13 @@ def check_state(state: Any, path: str) -> None:
 def read_json(path: str) -> dict:
     """The JSON document at ``path``; TrainError if it cannot be read or parsed."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        raise TrainError(f"cannot read {path}: {e}") from None
+        text = read_bytes(path, "run file", MAX_RUN_STATE_BYTES)
+    except ValueError as e:  # an InputFileError: not a regular file, too large, unreadable; it names the file
+        raise TrainError(str(e)) from None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise TrainError(f"cannot read {path}: {short_repr(str(e))}") from None
 
 
 def write_json(path: str, data: Any) -> None:

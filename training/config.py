@@ -831,21 +831,10 @@ def read_yaml(path: str | os.PathLike, folder: str = "train") -> dict[str, Any]:
     """The mapping in the YAML file ``path`` (or packaged config of ``folder``); ConfigError for a missing,
     unreadable or malformed file."""
     path = resolve_config(path, folder)
-    if os.path.isdir(path):
-        raise ConfigError(f"config file {path!r} is a directory, not a YAML file")
     try:
-        data = load_yaml_file(path)
-    except OSError as e:
-        raise ConfigError(f"config file {path!r}: cannot read it: {e.strerror or e}") from None
-    except UnicodeDecodeError as e:
-        raise ConfigError(f"config file {path!r}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset "
-                          f"{e.start}); a config is a YAML text file") from None
-    except YAMLLimitError as e:
-        raise ConfigError(f"config file {path!r}: refused: {e}") from None
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise ConfigError(f"config file {path!r}: malformed YAML{at}: {getattr(e, 'problem', None) or e}") from None
+        data = load_yaml_file(path, "config file")
+    except ValueError as e:  # an InputFileError naming the file: unreadable, not a file, too large, bad YAML
+        raise ConfigError(str(e)) from None
     if data is None:
         return {}
     if not isinstance(data, dict):
