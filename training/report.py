@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from .evaluate import wilson_interval as arena_wilson_interval
+from .intervals import wilson_interval as arena_wilson_interval
 
 __all__ = ["wilson_interval", "verdict", "write_report", "plot_learning_curve", "markdown_report"]
 

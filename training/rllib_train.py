@@ -26,7 +26,7 @@ scales from one machine to a Ray cluster.  The script reads top to bottom:
    ``opponents.snapshot_every`` iterations (from ``opponents.selfplay_start`` on) and logs ``main``'s win rate
    against each kind of opponent.
 7. **Evaluation**: every ``evaluation.every`` iterations RLlib calls :func:`arena_evaluation`, which plays the
-   arena (``training.evaluate.against_baselines``, as ``uno-env train`` does) with the current ``main`` against
+   arena (``training.arena.against_baselines``, as ``uno-env train`` does) with the current ``main`` against
    each baseline; the win rates land
    in the result under ``evaluation/arena`` and in ``progress.jsonl``.
 8. **Checkpoints**: ``checkpoints/iter_<N>/`` every ``checkpoint_every`` iterations and ``final/`` at the end
@@ -280,7 +280,7 @@ def main_agent(algorithm, env_cfg: dict, model_config: dict, deterministic: bool
 
 def play_arena(agent, opponents: list[str], env_cfg: dict, games: int, seed: int, workers: int = 1,
                confidence: float = 0.95, duplicate: bool = False) -> dict[str, Any]:
-    """``agent`` against each baseline in the arena (``training.evaluate.against_baselines``, the evaluation
+    """``agent`` against each baseline in the arena (``training.arena.against_baselines``, the evaluation
     ``uno-env train`` runs too): ``{"win_rate_vs_<name>": x, "win_rate_vs_<name>_ci95": [lo, hi], ...}``."""
     from .evaluate import against_baselines
 

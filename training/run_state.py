@@ -15,7 +15,7 @@ from typing import Any
 from .checkpoints import STATE_FILE, TrainError, check_state, rng_states, save_checkpoint
 from .config import TrainConfig, config_to_dict
 from .envs import broadcast_pool
-from .evaluate import against_baselines
+from .arena import against_baselines
 from .pool import OpponentPool
 
 __all__ = ["RunState", "next_multiple", "show_path"]

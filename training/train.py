@@ -17,7 +17,7 @@ environments, the learning loop, the finish.  The parts live in their own module
 * ``training/run_state.py``: between rollouts, snapshots join the pool, the arena runs against every baseline
   (win rate and interval to TensorBoard and the eval history) and resumable checkpoints are written
   (``training/checkpoints.py``, which also decides what ``--resume`` continues);
-* ``training/evaluate.py`` (the arena) and ``training/report.py`` (``report.md``/``.json``, learning curve).
+* ``training/arena.py`` (the arena) and ``training/report.py`` (``report.md``/``.json``, learning curve).
 
 Run directory ``runs/<name>/``::
 
