@@ -12,10 +12,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from .arena import against_baselines
 from .checkpoints import STATE_FILE, TrainError, check_state, rng_states, save_checkpoint
 from .config import TrainConfig, config_to_dict
 from .envs import broadcast_pool
-from .arena import against_baselines
 from .pool import OpponentPool
 
 __all__ = ["RunState", "next_multiple", "show_path"]
