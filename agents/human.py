@@ -24,6 +24,7 @@ from uno_env.core.queries import (
     PH_SWAP,
     PHASE_NAMES,
 )
+from uno_env.render import render_ansi
 
 from .base import BaseAgent, NoLegalActionError, split_observation
 
@@ -132,8 +133,6 @@ class HumanAgent(BaseAgent):
         names = g.kinds.names
         lines = []
         if self.state_fn is not None:
-            from uno_env.render import render_ansi
-
             lines.append(render_ansi(g, self.state_fn()))
         else:
             top = names[int(np.argmax(obs[ov.top]))]

@@ -19,7 +19,6 @@ LIMIT = 25
 ALLOWED: dict[str, str] = {
     "agents/dice_heuristic.py:DiceHeuristicAgent._choose": "to be split",
     "agents/policy.py:load_weights": "to be split",
-    "training/distill.py:fit_policy": "to be split",
     "training/algorithms/batched_ppo.py:learn": "to be split",
     "uno_env/aec.py:raw_env._check_shell_state": "to be split",
     "uno_env/gym_env.py:UnoGymEnv.load_state_dict": "to be split",
