@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from uno_env.agents.human import HumanAgent, play_cli
+from uno_env.agents.human import HumanAgent
 from uno_env.agents.ismcts import ISMCTSAgent
+from uno_env.agents.play import play_cli
 from uno_env.agents.policy import PolicyFormatError, PolicyWeights, load_weights, save_policy_files
 from uno_env.agents.ppo import PolicyRulesWarning
 from uno_env.agents.registry import UnknownAgentError, load_agent, make_agent

@@ -10,9 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import random
 import shlex
 import shutil
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -102,9 +105,6 @@ def save_command(run_dir: str, command: str) -> None:
 def _config_label(spec: str | None, tool: str) -> str | None:
     """How the command names its config: a packaged config by its name, also when given as the path of a file with
     that config's text (``configs/<folder>/NAME.yaml`` in a checkout), any other file by its path as given."""
-    from importlib import resources
-    from pathlib import Path
-
     if spec is None:
         return None
     folder = "distill" if tool == "distill" else "train"
@@ -211,7 +211,7 @@ def save_checkpoint(run_dir: str, save_model, state: dict, keep: int) -> str:
 
     ``save_model(path)`` writes the trainer's model (weights and optimizer) to ``path``.
     """
-    import torch
+    import torch  # torch (the train extra) only where a checkpoint is written or read: the rest needs no torch
 
     root = os.path.join(run_dir, CHECKPOINT_DIR)
     os.makedirs(root, exist_ok=True)
@@ -342,8 +342,6 @@ def rng_states() -> dict:
 
 def restore_rng_states(d: dict, checkpoint: str) -> None:
     """Restore the PRNG states saved by :func:`rng_states`, and torch's from ``checkpoint``."""
-    import pickle
-
     import torch
 
     try:

@@ -15,7 +15,7 @@ from ._files import InputFileError
 
 SUBCOMMANDS = {
     "evaluate": ("uno_env.training.evaluate", "play agents against each other and print win rates with intervals"),
-    "play": ("uno_env.agents.human", "play UNO in the terminal against agents"),
+    "play": ("uno_env.agents.play", "play UNO in the terminal against agents"),
     "train": ("uno_env.training.train", "train a policy with PPO (the batched trainer, or sb3-contrib MaskablePPO)"),
     "distill": ("uno_env.training.distill", "teach the shipped policies' network where a search improves on the "
                 "heuristic (search distillation)"),
