@@ -306,7 +306,7 @@ def _check_common(cfg: TrainConfig | RllibTrainConfig) -> None:
     _check_known_baselines("opponents.baselines", list(opp.baselines))
     _check_known_baselines("evaluation.opponents", cfg.evaluation.opponents)
     rules = cfg.env.rules
-    if isinstance(rules, str) and rules.endswith((".yaml", ".yml")) and not os.path.isfile(rules):
+    if isinstance(rules, str) and rules.endswith((".yaml", ".yml")) and not os.path.exists(rules):
         raise ConfigError(f"config key 'env.rules': rules file {rules!r} does not exist")
     _check_agents(cfg, _table_rules(cfg.env))
     check_writable_dir("runs_dir", cfg.runs_dir)

@@ -47,12 +47,16 @@ import os
 import shutil
 import sys
 import time
+import tokenize
+from collections.abc import Iterator
+from contextlib import contextmanager
 from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 import yaml
 
+from uno_env._files import MAX_CHECKPOINT_FILE_BYTES, MAX_YAML_BYTES, open_regular, read_text
 from uno_env._threads import available_cpus
 from uno_env.agents.policy import save_policy_files
 from uno_env.agents.registry import load_agent
@@ -130,10 +134,9 @@ def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[st
 
 def _read_cpu_seconds(labels_dir: str) -> dict[str, float]:
     """The labelling CPU seconds of each label file, as earlier sessions of the run recorded them ({} if none)."""
-    try:
-        with open(os.path.join(labels_dir, CPU_FILE), encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+    try:  # through the regular-file reader: a pipe or device planted in a run directory is refused, not waited on
+        data = json.loads(read_text(os.path.join(labels_dir, CPU_FILE), "labelling times", MAX_YAML_BYTES))
+    except ValueError:  # missing, not a regular file, too large, not JSON
         return {}
     if not isinstance(data, dict):
         return {}
@@ -149,14 +152,26 @@ def _write_cpu_seconds(labels_dir: str, seconds: dict[str, float]) -> None:
     os.replace(path + ".partial", path)
 
 
+#: what reading a label file that is not whole, not a regular file or crafted can raise (numpy parses a .npy header
+#: with the tokenizer, which raises TokenError or SyntaxError on a header that is not a dict literal)
+_UNREADABLE = (OSError, ValueError, EOFError, KeyError, IndexError, tokenize.TokenError, SyntaxError)
+
+
+@contextmanager
+def _label_arrays(path: str) -> Iterator[Any]:
+    """A label file's arrays (numpy's lazy NpzFile), opened only if it is a regular file of a sane size."""
+    with open_regular(path, "label file", MAX_CHECKPOINT_FILE_BYTES) as fh, np.load(fh, allow_pickle=False) as z:
+        yield z
+
+
 def _read_labels(path: str) -> dict[str, np.ndarray] | None:
     """The arrays of a label file, or None when it is not a whole one (then it is labelled again)."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with _label_arrays(path) as z:
             if set(z.files) != set(LABEL_KEYS):
                 return None
             d = {k: z[k] for k in LABEL_KEYS}
-    except (OSError, ValueError, EOFError):
+    except _UNREADABLE:
         return None
     rows = {len(v) for v in d.values()}
     return d if len(rows) == 1 else None
@@ -223,14 +238,14 @@ def _label_rows(path: str, sampled_only: bool = False) -> int | None:
     """How many decisions a label file holds (reading its smallest arrays only), or None when it is not whole; with
     ``sampled_only``, how many of them the teacher sampled the heuristic's choice at (the ones a fit keeps)."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with _label_arrays(path) as z:
             if set(z.files) != set(LABEL_KEYS):
                 return None
             if not sampled_only:
                 return len(z["heur"])
             heur, n = z["heur"], z["n"]
             return int(np.count_nonzero(_heuristic_sampled(n, heur))) if len(heur) else 0
-    except (OSError, ValueError, EOFError, KeyError, IndexError):
+    except _UNREADABLE:
         return None
 
 
