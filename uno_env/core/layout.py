@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .limits import MAX_DICE, MAX_ITEMS, MAX_KINDS, MAX_PLAYERS
+
 # ---------------------------------------------------------------------------------------------- limits
 #: The type of a state row's entries (see the module's docstring for why it is this narrow).
 STATE_DTYPE = np.int16
@@ -41,10 +43,6 @@ STATE_MIN, STATE_MAX = int(np.iinfo(STATE_DTYPE).min), int(np.iinfo(STATE_DTYPE)
 #: A wide field's value ``v`` is stored as ``v & (2**WIDE_BITS - 1)`` then ``v >> WIDE_BITS`` (two entries).
 WIDE_BITS = 15
 WIDE_MIN, WIDE_MAX = STATE_MIN << WIDE_BITS, (STATE_MAX << WIDE_BITS) | (2**WIDE_BITS - 1)
-MAX_PLAYERS = 10
-MAX_KINDS = 54
-MAX_ITEMS = 128  # cards in a deck or dice in a bag
-MAX_DICE = 64
 GAME_CLASSIC, GAME_POCKET, GAME_DICE = 0, 1, 2
 
 # ---------------------------------------------------------------------------------------------- phases
