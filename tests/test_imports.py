@@ -1,4 +1,5 @@
-"""Imports run one way: core <- shells <- agents <- training <- cli (the import-linter contract in pyproject.toml)."""
+"""Imports run one way: core <- shells <- agents <- training <- cli, and inside the core the engine over the rule
+families over their base (the import-linter contracts in pyproject.toml)."""
 from __future__ import annotations
 
 import os
@@ -16,11 +17,18 @@ def test_import_layers_contract_is_kept():
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "lint_imports.py")], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
-    assert "1 kept, 0 broken" in r.stdout
+    contracts = (ROOT / "pyproject.toml").read_text(encoding="utf-8").count("[[tool.importlinter.contracts]]")
+    assert contracts >= 2 and f"{contracts} kept, 0 broken" in r.stdout
 
 
-def test_the_contract_catches_an_upward_import(tmp_path):
-    """The checker does fail: a copy of the tree where an agent imports training breaks the contract."""
+@pytest.mark.parametrize("module, line, reported", [
+    ("agents/random_agent.py", "from uno_env.training import evaluate",
+     "uno_env.agents.random_agent -> uno_env.training.evaluate"),
+    # inside the core: one rule family importing another
+    ("uno_env/core/drawing.py", "from . import house", "uno_env.core.drawing -> uno_env.core.house"),
+])
+def test_the_contract_catches_an_upward_import(tmp_path, module, line, reported):
+    """The checker does fail: a copy of the tree with one import against a contract breaks it."""
     pytest.importorskip("importlinter")
     import shutil
 
@@ -29,12 +37,12 @@ def test_the_contract_catches_an_upward_import(tmp_path):
     for name in ("uno_env", "agents", "training", "configs", "tools"):
         shutil.copytree(ROOT / name, copy / name, ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
-    with open(copy / "agents" / "random_agent.py", "a", encoding="utf-8") as f:
-        f.write("\nfrom uno_env.training import evaluate  # noqa: E402,F401\n")
+    with open(copy / module, "a", encoding="utf-8") as f:
+        f.write(f"\n{line}  # noqa: E402,F401\n")
     r = subprocess.run([sys.executable, str(copy / "tools" / "lint_imports.py")], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode != 0
-    assert "uno_env.agents.random_agent -> uno_env.training.evaluate" in r.stdout
+    assert reported in r.stdout
 
 
 def test_agents_and_shells_never_import_training():
