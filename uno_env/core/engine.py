@@ -13,7 +13,6 @@ keeps it so):
 ``engine``          this dispatcher: the legal actions by phase, an action by its section
 ``turn``            the course of a turn, chained from the families: a play, its effect, the end of the turn,
                     the penalty reaching the next seat, the rounds
-------------------  ------------------------------------------------------------------------
 ``action_cards``    Skip, Reverse, Draw Two / Draw One
 ``wilds``           naming a colour; the pending penalty; the Wild Draw Four / Wild Draw 2 challenge
 ``dip``             Wild Dip Into Deck (pocket)
@@ -21,7 +20,6 @@ keeps it so):
 ``dice``            UNO Dice: choosing the die, rerolls
 ``house``           stacking, seven_zero, jump_in
 ``rounds``          deal, first card, end of round, scoring, match
-------------------  ------------------------------------------------------------------------
 ``matching``        what may be played: matching the top, the Wild Draw Four legality
 ``moves``           moving cards and dice: hands, piles, the bag, reshuffles
 ``uno``             the UNO calls (every change of a hand's size goes through it)
@@ -30,8 +28,9 @@ keeps it so):
 ``layout``          the state row, the options slots; ``actions``: the action table; ``cards``: the kinds
 ==================  ========================================================================
 
-The families (between the rules) never import one another: each holds the legality and the effect of its rules
-and returns what follows, and ``turn`` and this module chain them.
+The rule families (``action_cards`` to ``rounds``) stand on the base below them (``matching`` down) and never
+import one another: each holds the legality and the effect of its rules and returns what follows (a phase it
+opened, whether the turn ends, whether it skips), and ``turn`` and this module chain them.
 
 Set ``NUMBA_DISABLE_JIT=1`` to run the core as plain Python (tracebacks, coverage).
 """

@@ -26,19 +26,20 @@ track_dependencies(__file__, rule_sources())
 class GameFacts:
     """The fixed facts of one game (its rule sheet), as opposed to its options."""
 
-    #: cards (or dice) dealt to each hand: classic 7, pocket 5 (seeds 004, 000), UNO Dice 5 (seed 001)
+    #: cards (or dice) dealt to each hand: classic 7, pocket 5, UNO Dice 5 (the games' rule sheets)
     deal: int
-    #: played with dice (seed 001): drawn from a bag and rolled into the hand, one centre die instead of a discard
-    #: pile, a play names the die, every hand public; else with cards (hidden hands, a draw pile, a discard pile)
+    #: played with dice (the UNO Dice rule sheet): drawn from a bag and rolled into the hand, one centre die
+    #: instead of a discard pile, a play names the die, every hand public; else with cards (hidden hands, a draw
+    #: pile, a discard pile)
     dice: bool
     #: the option ``first_wild`` decides what a wild turned up as the first card does (classic); without it such a
-    #: wild goes back into the pile, which is reshuffled (pocket, seed 000)
+    #: wild goes back into the pile, which is reshuffled (the pocket rule sheet)
     first_wild_option: bool
     #: the winner of a round starts the next (and seat 0 the first): UNO Dice; else the dealer is the last seat and
     #: the deal moves left each round (the seat left of the dealer plays first)
     winner_starts: bool
     #: a Wild Draw Four is legal only while no other item is playable, whatever the ``wd4_legality`` option (UNO
-    #: Dice has no such option: seed 001)
+    #: Dice has no such option: its rule sheet)
     wd_any_playable: bool
     #: the options slot of the option that lets an illegal Wild Draw Four / Wild Draw 2 be played as a bluff
     #: (``wd4_challenge``; UNO Dice: ``dice_wd4_bluff``)
@@ -65,15 +66,15 @@ FACTS.setflags(write=False)
 
 # ---------------------------------------------------------------------------------------------- draw amounts
 #: Cards (dice) the victim of a draw card draws, by symbol (0 for any other symbol): Draw Two 2, Draw One 1 (pocket),
-#: Wild Draw Four 4, Wild Draw 2 2 (pocket) (seeds 004, 000, 001).
+#: Wild Draw Four 4, Wild Draw 2 2 (pocket) (the games' rule sheets).
 DRAW_AMOUNTS = np.zeros(max(SYMBOL_NAMES) + 1, dtype=np.int64)
 DRAW_AMOUNTS[[DRAW_TWO, DRAW_ONE, WILD_DRAW_FOUR, WILD_DRAW_TWO]] = (2, 1, 4, 2)
 DRAW_AMOUNTS.setflags(write=False)
 #: Cards a player who did not call UNO draws when caught (project rules, all games).
 UNO_PENALTY = 2
-#: Cards a challenger draws beyond the penalty when the challenged Wild Draw Four was legal (seeds 000, 003).
+#: Cards a challenger draws beyond the penalty when the challenged Wild Draw Four was legal (the pocket rule sheets).
 CHALLENGE_LOST_EXTRA = 2
-#: Cards drawn at most by one draw under the option ``draw_until_playable`` (seed 004 variant).
+#: Cards drawn at most by one draw under the option ``draw_until_playable`` (a variant in the classic rule sheet).
 DRAW_UNTIL_PLAYABLE_MAX = 10
 
 

@@ -3,7 +3,7 @@
 moves where, and every change of a hand's size goes through ``uno.set_hand_n``.
 
 Rules the moves follow (project rules, all games): an empty draw pile is refilled by shuffling the discard pile
-except its top card; if that is empty too, the draw yields fewer cards.  UNO Dice (seed 001): a die drawn from the
+except its top card; if that is empty too, the draw yields fewer cards.  UNO Dice (its rule sheet): a die drawn from the
 bag is rolled into the drawer's hand; a played die becomes the centre die and the one it replaces goes back into the
 bag.
 """

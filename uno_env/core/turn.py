@@ -1,7 +1,7 @@
 """The course of a turn, composed from the rule families: a play and its effect, the end of the turn, the penalty
 reaching the next seat, and the rounds.
 
-Rules (project rules, all games; seeds 004, 000, 001): a turn is: play a matching card, or draw (``drawing``).
+Rules (project rules, all games; the games' rule sheets): a turn is: play a matching card, or draw (``drawing``).
 After the play its effect applies (``action_cards``, ``wilds``, ``dip``, ``house``), a missed UNO call is caught
 (``uno``), a jump-in window may open (``house``), a pending draw penalty reaches the next player, and the turn
 passes in the direction of play.  A player who plays its last card wins the round (``rounds``).

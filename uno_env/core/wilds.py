@@ -95,7 +95,7 @@ def challengeable(cfg, sym):
     return bluff_allowed(cfg)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def note_play(st, cfg, spec, dice, seat, kind, die):
     """Remember whether a Wild Draw Four / Wild Draw 2 just played by ``seat`` was a bluff (hidden; for a challenge),
     and in UNO Dice, where it may be challenged, what a guilty verdict restores (``die`` is about to replace the
