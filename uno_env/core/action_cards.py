@@ -1,10 +1,10 @@
 """Action cards: Skip, Reverse, Draw Two / Draw One, and the draw penalty of the wild draw cards.
 
-Rules (seeds 004, 000, 001): Skip - the next player loses the turn.  Reverse - the direction flips; with two
-players it acts as Skip (``reverse_two_players: reverse``, RLCard: the other player plays next).  Draw Two
-(classic, dice) / Draw One (pocket), Wild Draw Four, Wild Draw 2 - the next player draws 2 / 1 / 4 / 2
-(``facts.DRAW_AMOUNTS``) and loses the turn (the penalty waits in ``pending`` so that the victim may challenge
-or, with ``stacking``, answer it).  The 7 and 0 of ``seven_zero`` and Dip Into Deck have their own modules.
+Rules (the classic, pocket and UNO Dice rule sheets): Skip - the next player loses the turn.  Reverse - the direction
+flips; with two players it acts as Skip (``reverse_two_players: reverse``, RLCard: the other player plays next).  Draw
+Two (classic, dice) / Draw One (pocket), Wild Draw Four, Wild Draw 2 - the next player draws 2 / 1 / 4 / 2
+(``facts.DRAW_AMOUNTS``) and loses the turn (the penalty waits in ``pending`` so that the victim may challenge or, with
+``stacking``, answer it).  The 7 and 0 of ``seven_zero`` and Dip Into Deck have their own modules.
 """
 from __future__ import annotations
 

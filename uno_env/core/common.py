@@ -14,6 +14,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit
 from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, WILD_DRAW_FOUR, WILD_DRAW_TWO
+from .facts import draw_amount as draw_amount  # re-exported: the compiled players read it here
 from .layout import (
     C_K,
     C_NP,

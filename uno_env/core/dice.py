@@ -1,6 +1,6 @@
 """UNO Dice: choosing the die, rerolls.
 
-Rules (seed sheet 001, UNO Dice; project rules): on its turn a player may, instead of playing, reroll its whole hand
+Rules (the UNO Dice rule sheet; project rules): on its turn a player may, instead of playing, reroll its whole hand
 once, and then must play a matching die or draw one.  Dice are not interchangeable (each die has its own faces), so
 a play names the die and every die's place and face are tracked.  The dice's moves (the bag, rolling a drawn die,
 the centre die) are ``moves``; the deal is ``rounds``; a challenged Wild Draw Four's take-back is ``wilds``.
@@ -79,8 +79,8 @@ def reroll(st, cfg, dice, rng, seat):
 # ---------------------------------------------------------------------------------------------- choosing the die
 @njit(cache=True)
 def plays_by_die(st, cfg, dice, mask):
-    """Turn the per-kind plays the shared rules marked into per-die plays (seed 001: the player chooses a die
-    from the hand, and two dice showing the same face are different dice).  In the drawn phase only the die just
+    """Turn the per-kind plays the shared rules marked into per-die plays (the UNO Dice rule sheet: the player chooses a
+    die from the hand, and two dice showing the same face are different dice).  In the drawn phase only the die just
     drawn may be played.  Returns the number of legal actions."""
     k = cfg[C_K]
     nd = cfg[C_NUM_DICE]

@@ -1,6 +1,6 @@
 """Wild Dip Into Deck (UNO Pocket).
 
-Rules (seed 000, also seed 003): name a colour, draw one card from the draw pile, then give one card of your
+Rules (the pocket rule sheets): name a colour, draw one card from the draw pile, then give one card of your
 choice from your hand (the drawn one included) to the next player; the next player keeps the turn.  An UNO call
 made with the Dip counts after the give (project rules, all games: one card left "after drawing and giving").
 """

@@ -1,12 +1,12 @@
 """Drawing instead of playing, and the drawn card.
 
-Rules: a player may draw one card instead of playing (project rules; option ``voluntary_draw``, default true; false
-= only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only, or
-keep it (seed 004; house rule ``force_play``: it must be played).  The drawn phase follows every draw of a card
-game, offering only "keep" for a card that cannot be played (privacy: see ``draw``).  Option ``draw_until_playable``
-(seed 004 variant): drawing goes on, up to 10 cards, until one is playable.  UNO Dice draws a die from the bag and
-rolls it.  Option ``drawn_card: rlcard`` plays RLCard's drawn card instead (``draw_rlcard``): no decision, and the
-card's fate is public (it is played or kept).  The piles themselves (reshuffles, the bag) are ``moves``.
+Rules: a player may draw one card instead of playing (project rules; option ``voluntary_draw``, default true; false =
+only when nothing is playable, as RLCard); if the drawn card is playable the player may play that card only, or keep it
+(the classic rule sheet; house rule ``force_play``: it must be played).  The drawn phase follows every draw of a card
+game, offering only "keep" for a card that cannot be played (privacy: see ``draw``).  Option ``draw_until_playable`` (a
+variant in the classic rule sheet): drawing goes on, up to 10 cards, until one is playable.  UNO Dice draws a die from
+the bag and rolls it.  Option ``drawn_card: rlcard`` plays RLCard's drawn card instead (``draw_rlcard``): no decision,
+and the card's fate is public (it is played or kept).  The piles themselves (reshuffles, the bag) are ``moves``.
 """
 from __future__ import annotations
 

@@ -153,10 +153,10 @@ FIELDS: tuple[Field, ...] = (
     Field("match_winner", (), "winner of the match, else -1"),
     Field("flips", (), "cards turned up to start the round (including wilds put back or redealt)", wide=True),
     Field("played", (), "1 when the acting seat has played a card this turn (a jump-in window follows a play)"),
-    # the shown hand (seeds 000, 003: the challenged player shows the hand to the challenger, nobody else)
+    # the shown hand (the pocket rule sheets: the challenged player shows the hand to the challenger, nobody else)
     Field("shown_from", (), "seat whose hand was shown to shown_to after a challenge, else -1"),
     Field("shown_to", (), "the challenger who saw it, until that seat's next decision is taken, else -1"),
-    # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (seed 001)
+    # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (the UNO Dice rule sheet)
     Field("wd_die", (), "dice: the Wild Draw Four die a challenge may send back to its player, else -1"),
     Field("wd_prev_die", (), "dice: the centre die that Wild Draw Four replaced, else -1"),
     Field("wd_prev_face", (), "dice: that centre die's face index then, else -1"),

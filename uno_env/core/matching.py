@@ -1,11 +1,11 @@
 """What may be played: matching the top card, and the legality of Wild Draw Four / Wild Draw 2.
 
-Rules (project rules, all games; seeds 004, 000, 001): a card/face is playable when it matches the current colour,
-the number or the action symbol of the top card; wilds are always playable, but Wild Draw Four (classic, dice) and
-Wild Draw 2 (pocket) are legal only when the player holds no other playable card (``wd4_legality: any_playable``,
-seeds 004, 000; always in UNO Dice, seed 001) or, under the retail rules (preset ``official``), no card of the
-current colour (``colour``).  Where the rules allow a bluff (``wd4_challenge``; UNO Dice: ``dice_wd4_bluff``) an
-illegal one may be played anyway, and the victim may challenge it (``wilds``).
+Rules (project rules, all games; the classic, pocket and UNO Dice rule sheets): a card/face is playable when it matches
+the current colour, the number or the action symbol of the top card; wilds are always playable, but Wild Draw Four
+(classic, dice) and Wild Draw 2 (pocket) are legal only when the player holds no other playable card (``wd4_legality:
+any_playable``, the classic and pocket rule sheets; always in UNO Dice, its rule sheet) or, under the retail rules
+(preset ``official``), no card of the current colour (``colour``).  Where the rules allow a bluff (``wd4_challenge``;
+UNO Dice: ``dice_wd4_bluff``) an illegal one may be played anyway, and the victim may challenge it (``wilds``).
 
 Every family that offers a play asks here (the normal turn, the drawn card, stacking, the dice), so this module
 is part of the base under them.

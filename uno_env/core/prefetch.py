@@ -17,8 +17,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import engine as E
+from ._cache import rule_sources, track_dependencies
 from ._jit import njit
 from .facts import plays_dice
+
+# its functions compile the facts table and the layout into themselves (inlined into the batch kernels)
+track_dependencies(__file__, rule_sources())
 
 
 def _prefetch_intrinsic(write: int):  # type: ignore[no-untyped-def]

@@ -1,12 +1,12 @@
 """Start and end of a round, and scoring.
 
-Rules: classic deals 7, pocket 5 (seeds 004, 000), one card at a time from the seat left of the dealer, who acts
+Rules: classic deals 7, pocket 5 (their rule sheets), one card at a time from the seat left of the dealer, who acts
 first; the first card turned up takes effect on the first player (Skip: skipped; Reverse: direction flips, with
 two players as Skip; Draw Two / Draw One: the first player draws and is skipped).  A wild turned up in classic
-starts the deal over: every card back, shuffled, the same dealer deals again (``first_wild: redeal``, seed 004
-"sekoita kortit uudelleen ja aloita alusta"); or it goes back and the pile is reshuffled (pocket, seed 000;
+starts the deal over: every card back, shuffled, the same dealer deals again (``first_wild: redeal``, the classic rule
+sheet: "sekoita kortit uudelleen ja aloita alusta"); or it goes back and the pile is reshuffled (pocket, its rule sheet;
 classic ``first_wild: reshuffle``), or the first player names the colour (``choose_colour``, the older
-official sheet).  UNO Dice (seed 001): every die into the bag, a centre die rolled until it shows a number (a
+official sheet).  UNO Dice (its rule sheet): every die into the bag, a centre die rolled until it shows a number (a
 die with no number face goes back), then 5 dice to each hand, rolled.  A round ends the moment
 a player has no cards left; a draw card played last still hits the next player and those cards count.  The
 winner scores the points left in the other hands (numbers face value, actions 20, wilds 50; project rules, all games);

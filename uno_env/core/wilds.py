@@ -1,13 +1,13 @@
 """Wilds: naming the colour, the pending penalty of a draw card, and the Wild Draw Four / Wild Draw 2 challenge.
 
-Rules: a Wild names a colour (seeds 004, 000, 001).  When a Wild Draw Four / Wild Draw 2 is legal is ``matching``.
-With ``wd4_challenge`` (pocket by default, seed 000; classic ``official``; dice: ``dice_wd4_bluff``) an illegal one
-may be played as a bluff and the victim may challenge: the challenged hand is shown to the challenger (seeds 000,
-003; ``shown_*`` fields); guilty -> its player draws the penalty instead and the challenger takes a normal turn (in
-UNO Dice the rule breaker also takes the die back, seed 001); innocent -> the challenger draws the penalty + 2 and
-loses the turn.  The victim of any draw card otherwise accepts: draws and loses the turn (answering with a draw card
-is the ``stacking`` house rule, ``house``).  This module is the whole challenge: what a play of such a wild records,
-the challenge and its verdict, the shown hand, and the take-back.
+Rules: a Wild names a colour (the classic, pocket and UNO Dice rule sheets).  When a Wild Draw Four / Wild Draw 2 is
+legal is ``matching``. With ``wd4_challenge`` (pocket by default, its rule sheet; classic ``official``; dice:
+``dice_wd4_bluff``) an illegal one may be played as a bluff and the victim may challenge: the challenged hand is shown
+to the challenger (the pocket rule sheets; ``shown_*`` fields); guilty -> its player draws the penalty instead and the
+challenger takes a normal turn (in UNO Dice the rule breaker also takes the die back, its rule sheet); innocent -> the
+challenger draws the penalty + 2 and loses the turn.  The victim of any draw card otherwise accepts: draws and loses the
+turn (answering with a draw card is the ``stacking`` house rule, ``house``).  This module is the whole challenge: what a
+play of such a wild records, the challenge and its verdict, the shown hand, and the take-back.
 """
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def challenge(st, cfg, dice, rng, seat):
     show_hand(st, cfg, st[S_WD_PLAYER], seat)
     if st[S_WD_GUILTY] == 1:
         if plays_dice(cfg):
-            take_back(st, cfg, dice, st[S_WD_PLAYER])  # seed 001: the rule breaker takes the die back
+            take_back(st, cfg, dice, st[S_WD_PLAYER])  # the UNO Dice rule sheet: the rule breaker takes the die back
         draw_many(st, cfg, dice, rng, st[S_WD_PLAYER], pending)
         begin_turn(st, cfg, seat)
     else:
@@ -157,7 +157,7 @@ def accept(st, cfg, dice, rng, seat):
 # ---------------------------------------------------------------------------------------------- the shown hand
 @njit(cache=True)
 def show_hand(st, cfg, shown, to):
-    """``shown``'s hand as it is now is shown to ``to`` (seeds 000, 003: "Haastetun pelaajan on näytettävä
+    """``shown``'s hand as it is now is shown to ``to`` (the pocket rule sheets: "Haastetun pelaajan on näytettävä
     haastajalle korttinsa"); ``to``'s observation carries it until ``to`` takes its next decision."""
     for kind in range(MAX_KINDS):
         st[O_SHOWN_HAND + kind] = st[hand_at(shown, kind)] if kind < cfg[C_K] else 0
@@ -177,8 +177,8 @@ def forget_shown(st):
 # ---------------------------------------------------------------------------------------------- UNO Dice take-back
 @njit(cache=True)
 def take_back(st, cfg, dice, seat):
-    """Seed 001, a challenged illegal Wild Draw Four: "the rule breaker must take the die back": the die returns
-    to ``seat``'s hand (showing the same face) and the centre die it replaced comes back as it was, with the
+    """The UNO Dice rule sheet, a challenged illegal Wild Draw Four: "the rule breaker must take the die back": the die
+    returns to ``seat``'s hand (showing the same face) and the centre die it replaced comes back as it was, with the
     colour of that moment.  The replaced die is normally in the bag; if the rule breaker drew it meanwhile (caught
     without calling UNO) it leaves that hand for the centre."""
     die = st[S_WD_DIE]
