@@ -85,27 +85,15 @@ def draw_amount(sym):
 
 
 @njit(cache=True, inline="always")
+def game_has(cfg, fact):
+    """Whether the running game (``cfg[C_GAME]``) has the yes/no fact ``fact`` (a column ``F_*``; compiled)."""
+    return FACTS[cfg[C_GAME], fact] != 0
+
+
+@njit(cache=True, inline="always")
 def plays_dice(cfg):
-    """Whether the game is played with dice (:attr:`GameFacts.dice`; compiled)."""
-    return FACTS[cfg[C_GAME], F_DICE] != 0
-
-
-@njit(cache=True, inline="always")
-def first_wild_option(cfg):
-    """Whether the ``first_wild`` option rules a wild turned up first (:attr:`GameFacts.first_wild_option`)."""
-    return FACTS[cfg[C_GAME], F_FIRST_WILD_OPTION] != 0
-
-
-@njit(cache=True, inline="always")
-def winner_starts(cfg):
-    """Whether a round's winner starts the next round (:attr:`GameFacts.winner_starts`; compiled)."""
-    return FACTS[cfg[C_GAME], F_WINNER_STARTS] != 0
-
-
-@njit(cache=True, inline="always")
-def wd_any_playable(cfg):
-    """Whether a Wild Draw Four is legal only with no other playable item whatever the options (compiled)."""
-    return FACTS[cfg[C_GAME], F_WD_ANY_PLAYABLE] != 0
+    """Whether the game is played with dice (:attr:`GameFacts.dice`; compiled): the fact most rules ask."""
+    return game_has(cfg, F_DICE)
 
 
 @njit(cache=True, inline="always")

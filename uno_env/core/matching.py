@@ -16,7 +16,7 @@ from ._cache import rule_sources, track_dependencies
 from ._jit import njit
 from .cards import COL_COLOUR, COL_SYMBOL, NO_COLOUR
 from .common import hand_at, is_restricted_wild, kinds_held, lowest_kind, offer_play
-from .facts import bluff_option, wd_any_playable
+from .facts import F_WD_ANY_PLAYABLE, bluff_option, game_has
 from .layout import C_K, C_WD_LEGAL_ANY_PLAYABLE, MAX_KINDS, O_HAND, S_COLOUR, S_CUR, S_TOP
 
 track_dependencies(__file__, rule_sources())
@@ -42,7 +42,7 @@ def bluff_allowed(cfg):
 def restricted_wild_legal(st, cfg, spec, seat):
     """Whether a Wild Draw Four / Wild Draw 2 is a legal (non-bluff) play for ``seat`` now."""
     k = cfg[C_K]
-    any_playable = cfg[C_WD_LEGAL_ANY_PLAYABLE] == 1 or wd_any_playable(cfg)
+    any_playable = cfg[C_WD_LEGAL_ANY_PLAYABLE] == 1 or game_has(cfg, F_WD_ANY_PLAYABLE)
     hand = O_HAND + seat * MAX_KINDS
     for kind in range(k):
         if st[hand + kind] == 0 or is_restricted_wild(spec, kind):

@@ -25,7 +25,7 @@ from ._cache import rule_sources, track_dependencies
 from ._jit import njit
 from .cards import COL_COLOUR, COL_COUNT, COL_SYMBOL, DRAW_ONE, DRAW_TWO, NO_COLOUR, REVERSE, SKIP, WILD
 from .common import below, get_wide, hand_points, next_seat, set_wide, shuffle
-from .facts import draw_amount, first_wild_option, plays_dice, winner_starts
+from .facts import F_FIRST_WILD_OPTION, F_WINNER_STARTS, draw_amount, game_has, plays_dice
 from .layout import (
     C_DEAL,
     C_EPISODE_MATCH,
@@ -170,7 +170,7 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     first = (st[S_DEALER] + 1) % np_
     # turn up the first card; a wild starts the deal over (classic first_wild=redeal) or goes back into the
     # pile, which is reshuffled (pocket; classic first_wild=reshuffle)
-    first_wild = cfg[C_FIRST_WILD] if first_wild_option(cfg) else FIRST_WILD_RESHUFFLE
+    first_wild = cfg[C_FIRST_WILD] if game_has(cfg, F_FIRST_WILD_OPTION) else FIRST_WILD_RESHUFFLE
     while True:
         set_wide(st, S_FLIPS, get_wide(st, S_FLIPS) + 1)
         n = st[S_DRAW_N] - 1
@@ -266,7 +266,7 @@ def deal_dice(st, cfg, spec, dice, rng, first):
 def first_dealer(cfg):
     """Who deals the first round: the last seat, so that seat 0 (left of the dealer) acts first; in UNO Dice seat 0,
     which rolls the centre die and acts first (compiled)."""
-    return 0 if winner_starts(cfg) else cfg[C_NP] - 1
+    return 0 if game_has(cfg, F_WINNER_STARTS) else cfg[C_NP] - 1
 
 
 @njit(cache=True)
@@ -302,4 +302,4 @@ def finish_round(st, cfg, spec, dice, rng, winner, rew):
         st[S_MATCH_WINNER] = winner
         return -1
     set_wide(st, S_ROUND, get_wide(st, S_ROUND) + 1)
-    return winner if winner_starts(cfg) else (st[S_DEALER] + 1) % np_
+    return winner if game_has(cfg, F_WINNER_STARTS) else (st[S_DEALER] + 1) % np_
