@@ -18,12 +18,12 @@ pytest.importorskip("grimp")
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Cycles known and being broken elsewhere, as the exact sets of modules they join; a cycle not listed here fails.
+#: Cycles known and being broken, as the exact sets of modules they join; a cycle not listed here fails, and so
+#: does an entry whose cycle is gone (the list only shrinks).
 KNOWN_CYCLES: list[frozenset[str]] = [
-    # core.game builds the validator, core.validate reads Game
+    # core.game builds the state check of core.validate, which reads Game back: the state check is moving to one
+    # place that every shell calls, out of this circle
     frozenset({"uno_env.core.game", "uno_env.core.validate"}),
-    # agents.registry loads the human, ISMCTS and PPO agents, which look other agents up in the registry
-    frozenset({"uno_env.agents.registry", "uno_env.agents.human", "uno_env.agents.ismcts", "uno_env.agents.ppo"}),
 ]
 
 

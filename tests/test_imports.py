@@ -18,18 +18,11 @@ def test_import_layers_contract_is_kept():
                        timeout=300)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     contracts = (ROOT / "pyproject.toml").read_text(encoding="utf-8").count("[[tool.importlinter.contracts]]")
-    assert contracts >= 2 and f"{contracts} kept, 0 broken" in r.stdout
+    assert contracts >= 3 and f"{contracts} kept, 0 broken" in r.stdout
 
 
-@pytest.mark.parametrize("module, line, reported", [
-    ("agents/random_agent.py", "from uno_env.training import evaluate",
-     "uno_env.agents.random_agent -> uno_env.training.evaluate"),
-    # inside the core: one rule family importing another
-    ("uno_env/core/drawing.py", "from . import house", "uno_env.core.drawing -> uno_env.core.house"),
-])
-def test_the_contract_catches_an_upward_import(tmp_path, module, line, reported):
-    """The checker does fail: a copy of the tree with one import against a contract breaks it."""
-    pytest.importorskip("importlinter")
+def _lint_a_copy_with(tmp_path, module: str, line: str) -> subprocess.CompletedProcess:
+    """import-linter on a copy of the tree where ``line`` is appended to ``module`` (a path in the checkout)."""
     import shutil
 
     copy = tmp_path / "repo"
@@ -39,10 +32,30 @@ def test_the_contract_catches_an_upward_import(tmp_path, module, line, reported)
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
     with open(copy / module, "a", encoding="utf-8") as f:
         f.write(f"\n{line}  # noqa: E402,F401\n")
-    r = subprocess.run([sys.executable, str(copy / "tools" / "lint_imports.py")], capture_output=True, text=True,
-                       timeout=300)
+    return subprocess.run([sys.executable, str(copy / "tools" / "lint_imports.py")], capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("module, line, reported", [
+    ("agents/random_agent.py", "from uno_env.training import evaluate",
+     "uno_env.agents.random_agent -> uno_env.training.evaluate"),
+    # inside the core: one rule family importing another
+    ("uno_env/core/drawing.py", "from . import house", "uno_env.core.drawing -> uno_env.core.house"),
+])
+def test_the_contract_catches_an_upward_import(tmp_path, module, line, reported):
+    """The checker does fail: a copy of the tree with one import against a layers contract breaks it."""
+    pytest.importorskip("importlinter")
+    r = _lint_a_copy_with(tmp_path, module, line)
     assert r.returncode != 0
     assert reported in r.stdout
+
+
+def test_the_contract_catches_an_import_cycle_among_the_agents(tmp_path):
+    """An agent that imports the registry back (which imports every agent) breaks the acyclic contract."""
+    pytest.importorskip("importlinter")
+    r = _lint_a_copy_with(tmp_path, "agents/ppo.py", "from uno_env.agents import registry")
+    assert r.returncode != 0
+    assert "No cycles are allowed in uno_env.agents" in r.stdout
 
 
 def test_agents_and_shells_never_import_training():
