@@ -62,6 +62,7 @@ def check_state(st, cfg, spec, dice):
     Every index is range-checked before it is used, so any int16 row can be checked safely.  The checks run in
     this order, each piece trusting what the ones before it established: the scalars that index the row, the hand
     sizes, the items (cards or dice: every one somewhere, exactly once), then the phase (:func:`check_phase`).
+    The pieces are inlined: called as functions, the batch check ran 8% slower than the one function they were.
     """
     code = _check_scalars(st, cfg)
     if code == 0:
@@ -76,7 +77,7 @@ def check_state(st, cfg, spec, dice):
     return code
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_scalars(st, cfg):
     """The row's length, the seat to act, the pile sizes, the top kind, the colour, the phase and the direction."""
     n = cfg[E.C_NP]
@@ -95,7 +96,7 @@ def _check_scalars(st, cfg):
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_hand_sizes(st, cfg):
     """Every count of the game's seats' hands is a kind of the game and not negative, and adds up to the seat's
     hand size; seats past the game hold nothing."""
@@ -113,7 +114,7 @@ def _check_hand_sizes(st, cfg):
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_dice(st, cfg, dice):
     """UNO Dice: every die in exactly one place (the bag, the centre or a hand) showing a face, the hands' counts
     those of the dice they hold, the top the centre die's face, and a Wild Draw Four's take-back all set or unset."""
@@ -138,7 +139,7 @@ def _check_dice(st, cfg, dice):
     return _check_take_back(st, nd, centre)
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_dice_in_hands(st, cfg, dice, seen):
     """The dice in hands (``seen`` holds the bag's and the centre's): each die counted once, each face real, and
     every seat's counts those of the faces its dice show."""
@@ -166,7 +167,7 @@ def _check_dice_in_hands(st, cfg, dice, seen):
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_take_back(st, nd, centre):
     """What a guilty Wild Draw Four's take-back restores: all set (the die in the centre) or all unset."""
     wd, prev = st[E.S_WD_DIE], st[E.S_WD_PREV_DIE]
@@ -179,7 +180,7 @@ def _check_take_back(st, nd, centre):
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_cards(st, cfg, spec):
     """Card games: every pile entry a kind of the game, the deck's count of every kind found in the piles and hands,
     the discard counts those of the discard pile, and the top its last card."""
@@ -239,7 +240,7 @@ def check_phase(st, cfg, spec, dice):
     return code
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_phase_rules(phase, cfg):
     """A phase opens only under the rules (and in the game) that have it."""
     game = cfg[E.C_GAME]
@@ -249,7 +250,7 @@ def _check_phase_rules(phase, cfg):
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_pending(st, cfg):
     """A pending draw draws at least one, and a pending Wild Draw Four / Wild Draw 2 knows the seat that played it."""
     if st[E.S_PENDING] < 1:
@@ -260,7 +261,7 @@ def _check_pending(st, cfg):
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_drawn(st, cfg, dice):
     """The drawn card (die) is in the hand of the seat to act (and, in UNO Dice, shows the drawn kind)."""
     cur = st[E.S_CUR]
@@ -275,7 +276,7 @@ def _check_drawn(st, cfg, dice):
     return 0
 
 
-@njit_refcounted(cache=True)
+@njit_refcounted(cache=True, inline="always")
 def _check_seat_flags(st, cfg):
     """UNO calls only by seats holding one card; seats past the game neither call nor score."""
     n = cfg[E.C_NP]
