@@ -1,5 +1,5 @@
 """A step's result code is read by one function (``uno_env.core.step_result.decode_step``) everywhere: the shells,
-the arena's lockstep games and the compiled observer."""
+the arena's games, its lockstep games and the compiled observer."""
 from __future__ import annotations
 
 import re

@@ -1,8 +1,9 @@
 """What a step of the compiled core returns, and the one function that reads it.
 
-``engine.step_one`` and ``engine.step_masked`` return one int, ``status | rewarded << 2 | done << 3 | seat << 8``, so
-that a step costs no tuple: the shells (AEC, OpenSpiel), the arena's lockstep games and the compiled observer all
-read it with :func:`decode_step` (compiled code with :func:`decode_step_compiled`, the same function).
+``engine.step_masked`` (and ``observe.step_and_observe`` over it) returns one int, ``status | rewarded << 2 |
+done << 3 | seat << 8``, so that a step costs no tuple (``engine.step_one`` returns the status alone): the shells
+(AEC, OpenSpiel), the arena's games, its lockstep games and the compiled observer all read it with
+:func:`decode_step` (compiled code with :func:`decode_step_compiled`, the same function).
 """
 from __future__ import annotations
 
