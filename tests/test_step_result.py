@@ -10,7 +10,7 @@ import numpy as np
 import uno_env
 from uno_env.core import engine as E
 from uno_env.core.layout import StateView
-from uno_env.core.step_result import decode_step, decode_step_compiled
+from uno_env.core.step_result import STEP_RESULTS, decode_step, decode_step_compiled
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +38,7 @@ def test_decode_step_reads_what_the_core_wrote():
             view = StateView(st)
             assert status == E.OK and done == view.done and seat == view.cur
             assert rewarded or not rew.any()  # rewards written are announced
-            assert decode_step_compiled(code) == (status, rewarded, done, seat)
+            assert decode_step_compiled(code) == STEP_RESULTS[code] == (status, rewarded, done, seat)
             seen_done += done != 0
             seen_reward += rewarded
     assert seen_done == 3 and seen_reward >= 1
@@ -51,3 +51,9 @@ def test_no_module_decodes_a_step_code_by_hand():
              if path.name != "step_result.py"
              for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
     assert not found, "step codes decoded by hand (use core.step_result.decode_step):\n" + "\n".join(found)
+
+
+def test_the_table_holds_every_code_a_step_can_return():
+    largest = E.ERR_OVER | 4 | (2 << 3) | ((E.MAX_PLAYERS - 1) << 8)
+    assert len(STEP_RESULTS) > largest
+    assert all(STEP_RESULTS[code] == decode_step(code) for code in range(len(STEP_RESULTS)))

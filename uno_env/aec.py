@@ -25,7 +25,7 @@ from .core.cards import COL_COUNT, COL_POINTS
 from .core.game import Game, GameMetadata
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.observe import observe_one, step_and_observe
-from .core.step_result import decode_step
+from .core.step_result import STEP_RESULTS
 from .render import render_ansi
 from .seeding import check_seed, episode_seed, random_seed
 from .state_vector import StateEncoder
@@ -468,7 +468,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             cur_rewards[agent] = 0.0
         code = _step_and_observe(self._st, self._r, self._cfg, self._spec, self._dice, self._obs_offsets, action,
                                  self._mask, self._rew, self._cached_obs)
-        status, rewarded, done, seat = decode_step(code)
+        status, rewarded, done, seat = STEP_RESULTS[code]
         if status:  # the mask said legal: the core and the mask disagree, which is a bug, not bad input
             raise RuntimeError(f"core rejected action {action} ({self.game.action_names[action]}) with code {code}")
         if rewarded:
