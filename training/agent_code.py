@@ -70,9 +70,9 @@ def load_code_agent(spec: str, game: Any, seed: int | None = None) -> Any:
 
 def _import_file(spec: str, path: str) -> Any:
     try:
-        check_file(path, f"agent {spec!r}: the file", MAX_AGENT_SOURCE_BYTES)
+        check_file(path, "file", MAX_AGENT_SOURCE_BYTES)
     except InputFileError as exc:
-        raise AgentCodeError(str(exc)) from None
+        raise AgentCodeError(f"agent {spec!r}: {exc}") from None
     except OSError as exc:
         raise AgentCodeError(f"agent {spec!r}: cannot read {quoted_path(path)}: {exc.strerror or exc}") from None
     # a name of its own, so that the file's module cannot replace an installed one

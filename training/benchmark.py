@@ -342,17 +342,22 @@ def _fail(exc: Any) -> int:
     return 2
 
 
+def _console(console_class: Any) -> Any:
+    """A rich console; wide enough for a row's table where stdout is not a terminal (rich's default there is 80)."""
+    return console_class() if sys.stdout.isatty() else console_class(width=120)
+
+
 def print_row(row: dict[str, Any], table: Table, path: str | None) -> None:
     """The row as a table (rich), with the rating and where the row was written."""
     from rich.console import Console
     from rich.table import Table as RichTable
 
-    console = Console()
+    console = _console(Console)
     title = f"{row['agent']} on {table.title} ({row['protocol']})"
     if row["quick"]:
         title = f"QUICK LOOK, not a leaderboard row: {title}"
     out = RichTable(title=title, title_justify="left")
-    for col in ("opponent", "deals", "win rate", "95% interval", "points/game", "opponent's", "seconds"):
+    for col in ("opponent", "deals", "win rate", "95% interval", "points/game", "opponent's points", "seconds"):
         out.add_column(col, justify="left" if col == "opponent" else "right")
     for e in row["opponents"]:
         out.add_row(e["opponent"], f"{e['deals']:,}", f"{100 * e['win_rate']:.1f}%",

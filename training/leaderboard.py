@@ -270,7 +270,7 @@ def print_table(data: dict[str, Any], extra: Sequence[dict[str, Any]] = ()) -> N
         out.add_row(str(i), r["agent"] if r["ladder"] else f"[bold]{r['agent']}[/bold]",
                     uses_cell(r["uses_at_play_time"]), f"{r['rating']['mu']:.2f} ± {r['rating']['sigma']:.2f}",
                     *[win_cell(by.get(n)) for n in ladder])
-    Console().print(out)
+    Console(width=None if sys.stdout.isatty() else 160).print(out)
 
 
 # ------------------------------------------------------------------------------------------------ CLI
