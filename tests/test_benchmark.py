@@ -6,6 +6,7 @@ tables of the real protocol are checked against the code without replaying them.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import warnings
@@ -155,6 +156,7 @@ BAD_SPECS = [
     ("syntax.py:make", ["SyntaxError at syntax.py:1"]),
     ("no_such_package.agents:make", ["no module named 'no_such_package'"]),
     ("a_folder.py:make", ["is a directory; expected a regular file"]),
+    ("a_pipe.py:make", ["agent file 'a_pipe.py' is a named pipe (FIFO); expected a regular file"]),
     ("nobody", ["unknown agent 'nobody'", "distilled+heuristic"]),
     ("ismcts:sims=-3", ["agent 'ismcts:sims=-3'", "sims"]),
     ("missing.npz", ["agent 'missing.npz': no such file"]),
@@ -209,6 +211,7 @@ def _bad_input_folder(tmp_path: Path) -> Path:
     (tmp_path / "broken.py").write_text("1 / 0\n")
     (tmp_path / "syntax.py").write_text("def (:\n")
     (tmp_path / "a_folder.py").mkdir()
+    os.mkfifo(tmp_path / "a_pipe.py")  # nothing writes into it: reading it would wait for good
     return tmp_path
 
 

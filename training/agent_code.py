@@ -11,6 +11,7 @@ missing attribute, one that is not callable, a factory that raises or returns so
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import inspect
 import os
@@ -18,7 +19,7 @@ import re
 import sys
 from typing import Any
 
-from uno_env._files import InputFileError, check_file, quoted_path
+from uno_env._files import InputFileError, quoted_path, read_bytes
 from uno_env.agents.registry import BASELINES
 
 __all__ = ["AgentCodeError", "is_code_spec", "load_code_agent"]
@@ -69,21 +70,17 @@ def load_code_agent(spec: str, game: Any, seed: int | None = None) -> Any:
 
 
 def _import_file(spec: str, path: str) -> Any:
-    try:
-        check_file(path, "file", MAX_AGENT_SOURCE_BYTES)
+    try:  # read once, through the regular-file reader: what runs is what was checked (never a FIFO or a device)
+        source = read_bytes(path, "agent file", MAX_AGENT_SOURCE_BYTES)
     except InputFileError as exc:
         raise AgentCodeError(f"agent {spec!r}: {exc}") from None
-    except OSError as exc:
-        raise AgentCodeError(f"agent {spec!r}: cannot read {quoted_path(path)}: {exc.strerror or exc}") from None
     # a name of its own, so that the file's module cannot replace an installed one
     name = "uno_env_agent_code_" + re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
-    loader_spec = importlib.util.spec_from_file_location(name, path)
-    if loader_spec is None or loader_spec.loader is None:
-        raise AgentCodeError(f"agent {spec!r}: {quoted_path(path)} cannot be loaded as a Python module")
-    module = importlib.util.module_from_spec(loader_spec)
+    module = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None, origin=path))
+    module.__file__ = path
     sys.modules[name] = module  # registered while it runs (dataclasses and pickling look the module up by name)
     try:
-        loader_spec.loader.exec_module(module)
+        exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)  # noqa: S102 - the user named it
     except BaseException as exc:
         del sys.modules[name]
         if not isinstance(exc, Exception):
