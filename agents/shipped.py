@@ -38,22 +38,21 @@ __all__ = ["ShippedFamily", "SHIPPED_FAMILIES", "RENAMED_AGENTS", "AgentRenamedW
 class ShippedFamily:
     """Shipped policies that share a name: ``folder`` (under ``uno_env/agents/policies``, ``""`` for the folder itself)
     holds one ``<game>_<n>p.npz`` per table, and every file's metadata must hold ``requires`` (key -> value).
-    ``uses``: what the agent runs besides its network at play time (``"heuristic"``: it computes the heuristic's
-    choice as an input).  ``summary``: one line for help texts."""
+    ``summary``: one line for help texts.  What the agent runs besides its network at play time is what each file
+    says it takes as an input (its ``advice``: ``"heuristic"``, or ``"none"``), which the leaderboard shows."""
 
     name: str
     folder: str
     requires: Mapping[str, Any]
-    uses: tuple[str, ...]
     summary: str
 
 
 #: name -> family; a new family of shipped policies is one entry here (its agent name is then registered and it joins
-#: the leaderboard's ladder wherever it has a file trained under the table's rules)
+#: the leaderboard's ladder wherever it has a file trained under the table's rules), with its folder among
+#: pyproject.toml's packages and package-data so that it installs
 SHIPPED_FAMILIES: dict[str, ShippedFamily] = {
     "distilled+heuristic": ShippedFamily(
         name="distilled+heuristic", folder="", requires={"algorithm": "uno_env.distill", "advice": "heuristic"},
-        uses=("heuristic",),
         summary="the shipped network distilled from the ismcts search, which takes the heuristic's choice as an "
                 "input"),
 }

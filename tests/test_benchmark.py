@@ -368,3 +368,32 @@ def test_the_old_name_ppo_warns_and_plays_the_distilled_policy():
         new = load_agent("distilled+heuristic", "classic", seed=0)
     assert old.name == new.name == "distilled+heuristic" and old.meta == new.meta
     assert "ppo" not in available_agents() and "distilled+heuristic" in available_agents()
+
+
+def test_a_new_family_of_shipped_policies_is_one_entry():
+    """One entry in SHIPPED_FAMILIES registers the agent's name and puts it on the ladder of every table it has a
+    file for, its play-time aids read from its files; a family without files joins no ladder."""
+    code = (
+        "import importlib, json\n"
+        "from uno_env.agents import shipped as S, registry as R\n"
+        "S.SHIPPED_FAMILIES['copy'] = S.ShippedFamily(name='copy', folder='', summary='the same files',\n"
+        "    requires={'algorithm': 'uno_env.distill'})\n"
+        "S.SHIPPED_FAMILIES['nowhere'] = S.ShippedFamily(name='nowhere', folder='no_such_folder', requires={},\n"
+        "    summary='no files')\n"
+        "importlib.reload(R)  # the registry as it is built at import, with the two entries\n"
+        "from uno_env.training import protocol as P\n"
+        "table = P.Table('classic', 4)\n"
+        "agent = P.load_protocol_agent('copy', P.protocol_game(table))\n"
+        "try:\n"
+        "    P.load_protocol_agent('nowhere', P.protocol_game(table)); err = None\n"
+        "except R.UnknownAgentError as e:\n"
+        "    err = str(e)\n"
+        "print(json.dumps({'ladder': P.ladder_agents(table), 'uses': P.play_time_aids(agent), 'name': agent.name,\n"
+        "                  'available': R.available_agents(), 'error': err}))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.splitlines()[-1])
+    assert out["ladder"] == ["random", "greedy", "heuristic", "distilled+heuristic", "copy", "ismcts"]
+    assert out["uses"] == ["heuristic"] and out["name"] == "copy"
+    assert {"copy", "nowhere"} <= set(out["available"])
+    assert "agent 'nowhere': no shipped policy for 'classic' with 4 players (shipped: none)" in out["error"]
