@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -142,6 +143,36 @@ def test_the_protocol_gives_each_pair_its_deals():
     assert P.play_time_aids(agent["distilled+heuristic"]) == ["heuristic"]
     assert P.play_time_aids(agent["ismcts"]) == ["search", "heuristic"]
     assert P.play_time_aids(agent["greedy"]) == [] and P.play_time_aids(object()) is None
+
+
+def test_an_agent_file_outside_the_checkout_gets_a_quick_look_within_a_minute(tmp_path):
+    """The real protocol and the stored ladder, from a folder outside the checkout: the whole command, imports and
+    the search's pairs included, within the minute the help promises for a fast agent."""
+    (tmp_path / "my_agent.py").write_text(EXAMPLE_AGENT.read_text())
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-m", "uno_env.cli", "benchmark", "my_agent.py:make_agent", "--game", "classic",
+                        "--quick", "-w", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    seconds = time.perf_counter() - t0
+    assert r.returncode == 0, r.stderr
+    assert "QUICK LOOK, not a leaderboard row: play-first on classic, 2 players" in r.stdout
+    assert "rating on the ladder's scale" in r.stdout and list(tmp_path.iterdir()) == [tmp_path / "my_agent.py"]
+    assert seconds < 60, f"--quick took {seconds:.0f} s"
+
+
+@pytest.mark.parametrize("table", TABLES, ids=lambda t: t.id)
+def test_quick_plays_a_minute_at_most_at_the_stored_ladders_speed(table):
+    """What --quick plays, timed at the speed each stored pair was played: within a minute for a candidate as fast
+    as any ladder agent that does not search."""
+    data = L.load_table(table)
+    game = P.protocol_game(table)
+    agents = {a["name"]: P.load_protocol_agent(a["name"], game) for a in data["agents"]}
+    for name, agent in agents.items():
+        if P.plays_from_state(agent):
+            continue
+        seconds = sum(p["seconds"] / p["deals"] * P.pair_deals(table, agent, agents[p["b" if p["a"] == name else "a"]],
+                                                                quick=True)
+                      for p in data["pairs"] if name in (p["a"], p["b"]))
+        assert seconds < 60, f"{name}'s quick look on {table.id}: {seconds:.0f} s"
 
 
 # ------------------------------------------------------------------------------------------------ bad input
