@@ -136,15 +136,26 @@ def _leaderboard() -> str:
 
 
 def _protocol_deals() -> str:
-    """The protocol's deals per pair for each table, its version and its seed."""
+    """The protocol's deals per pair for each table, the widest 95% interval its stored ladder got with them (the
+    search's pairs apart), how long the ladder took to play, the protocol's version and its seed."""
+    from uno_env.training import leaderboard as L
     from uno_env.training import protocol as P
 
-    rows = ["| table | deals a pair | games a pair | deals with a search |", "|---|---:|---:|---:|"]
+    rows = ["| table | deals a pair | games a pair | deals with a search | widest interval | widest with a search "
+            "| ladder played in |", "|---|---:|---:|---:|---:|---:|---:|"]
     for t in P.TABLES:
-        plan = P.deals_plan(t)
-        rows.append(f"| {t.title} | {plan['standard']:,} | {2 * plan['standard']:,} | {plan['search']:,} |")
+        plan, data = P.deals_plan(t), L.load_table(t)
+        widest = {False: 0.0, True: 0.0}
+        for pair in data["pairs"]:
+            side = pair["a_side"]
+            search = pair["deals"] != plan["standard"]
+            widest[search] = max(widest[search], 50 * (side["ci95_high"] - side["ci95_low"]))
+        rows.append(f"| {t.title} | {plan['standard']:,} | {2 * plan['standard']:,} | {plan['search']:,} "
+                    f"| ±{widest[False]:.1f} | ±{widest[True]:.1f} | {data['wall_seconds'] / 60:.0f} min "
+                    f"({data['workers']} workers) |")
     rows += ["", f"Protocol `{P.PROTOCOL}`, seed {P.SEED}; `--quick`: {P.QUICK_DEALS} deals a pair, "
-                 f"{P.QUICK_SEARCH_DEALS} with a search."]
+                 f"{P.QUICK_SEARCH_DEALS} with a search. The intervals are half-widths in points, the widest over "
+                 f"the table's stored ladder pairs."]
     return "\n".join(rows)
 
 
