@@ -13,6 +13,8 @@ import numpy as np
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit
+from .facts import GAME_FACTS, plays_dice
+from .step_result import decode_step_compiled
 
 track_dependencies(__file__, rule_sources())
 
@@ -31,7 +33,7 @@ def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...],
     so the two shown-hand blocks are present; they come last, so that without them the layout is unchanged.
     """
     k = len(kind_names)
-    dice = game == "dice"
+    dice = GAME_FACTS[game].dice  # every hand is public, and each die's place and face
     n = num_players
     blocks = [
         ("hand", k, "own hand: count of each kind (action table order of kinds)"),
@@ -84,7 +86,7 @@ def observe_one(st, cfg, spec, offs, seat, out):
     base = offs[B_HAND]
     for kind in range(k):
         out[base + kind] = st[hand + kind]
-    if cfg[E.C_GAME] == E.GAME_DICE:
+    if plays_dice(cfg):
         base = offs[B_OTHER_HANDS]
         other = seat
         for _ in range(1, n):
@@ -146,6 +148,7 @@ def step_and_observe(st, rng, cfg, spec, dice, offs, action, mask, rew, out):
     """``engine.step_masked``, then the observation of the seat to act next into ``out``: one call a step for
     the AEC env, whose next ``last()`` asks for exactly that observation."""
     code = E.step_masked(st, rng, cfg, spec, dice, action, mask, rew)
-    if (code & 3) == 0:
+    status, _, _, _ = decode_step_compiled(code)
+    if status == E.OK:
         observe_one(st, cfg, spec, offs, st[E.S_CUR], out)
     return code
