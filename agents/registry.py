@@ -9,6 +9,7 @@ modules that need torch, ray or sb3-contrib are imported only when such a file i
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Callable
@@ -25,9 +26,9 @@ from .heuristic import HeuristicAgent
 from .human import HumanAgent
 from .ismcts import ISMCTS_ARGUMENTS, ISMCTSAgent
 from .policy import NumpyPolicyAgent, PolicyFormatError
-from .ppo import make_ppo_agent
 from .random_agent import RandomAgent
 from .rlcard_rule import RLCardRuleAgent
+from .shipped import RENAMED_AGENTS, SHIPPED_FAMILIES, make_shipped_agent, renamed_agent
 
 __all__ = ["BASELINES", "AGENT_ARGUMENTS", "parse_agent_spec",
            "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
@@ -41,15 +42,18 @@ class UntrustedPolicyError(UnknownAgentError):
     """A policy file that would be unpickled (SB3 zip, RLlib checkpoint) given without ``allow_pickle=True``."""
 
 
-#: name -> factory(game, seed=None, **kwargs) -> Agent
+#: name -> factory(game, seed=None, **kwargs) -> Agent: the baselines, one agent per family of shipped policies
+#: (``distilled+heuristic``, :data:`~uno_env.agents.shipped.SHIPPED_FAMILIES`), the search, a person at the terminal,
+#: and the old names of renamed agents (which warn)
 BASELINES: dict[str, Callable[..., Any]] = {
     "random": RandomAgent,
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "rlcard-rule": RLCardRuleAgent,
-    "ppo": make_ppo_agent,
+    **{name: functools.partial(make_shipped_agent, name) for name in SHIPPED_FAMILIES},
     "ismcts": ISMCTSAgent,
     "human": HumanAgent,
+    **{old: renamed_agent(old) for old in RENAMED_AGENTS},
 }
 
 #: name -> () -> {argument: what it accepts}: the agents that take ``name:arg=value,...`` arguments
@@ -101,8 +105,8 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
 
 
 def available_agents() -> list[str]:
-    """The names :func:`load_agent` accepts (besides paths)."""
-    return list(BASELINES)
+    """The names :func:`load_agent` accepts (besides paths), the old names of renamed agents left out."""
+    return [n for n in BASELINES if n not in RENAMED_AGENTS]
 
 
 def register_agent(name: str, factory: Callable[..., Any]) -> None:
@@ -113,13 +117,14 @@ def register_agent(name: str, factory: Callable[..., Any]) -> None:
 
 
 def make_agent(name: str, game: Any, seed: int | None = None, **kwargs: Any):
-    """A baseline by name (``random``, ``greedy``, ``heuristic``, ``rlcard-rule``, ``ppo``, ``human``) for
-    ``game``."""
+    """An agent by name (``random``, ``greedy``, ``heuristic``, ``rlcard-rule``, ``distilled+heuristic``, ``ismcts``,
+    ``human``) for ``game``."""
     try:
         factory = BASELINES[name]
     except KeyError:
         raise UnknownAgentError(
-            f"unknown agent {name!r}; choose one of {', '.join(BASELINES)} or give the path of a saved policy"
+            f"unknown agent {name!r}; choose one of {', '.join(available_agents())} or give the path of a saved "
+            f"policy"
         ) from None
     return factory(resolve_game(game), seed=seed, **kwargs)
 
@@ -172,7 +177,8 @@ def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: b
         return make_agent(spec.lower(), game, seed=seed)
     if not _looks_like_path(spec):
         raise UnknownAgentError(
-            f"unknown agent {spec!r}: not a baseline ({', '.join(BASELINES)}) and not the path of a saved policy"
+            f"unknown agent {spec!r}: not a baseline ({', '.join(available_agents())}) and not the path of a saved "
+            f"policy"
         )
     path = Path(spec)
     if not path.exists() and path.suffix not in (".npz", ".zip"):  # the suffix may be left out

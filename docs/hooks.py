@@ -1,7 +1,8 @@
 """MkDocs hook: replace ``<!-- gen:NAME ARGS -->`` markers with tables computed from the installed code.
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
-``action-table GAME``, ``action-sections``, ``arena-table``. An unknown marker fails the build.
+``action-table GAME``, ``action-sections``, ``arena-table``, ``leaderboard``, ``protocol-deals``, ``example-row``.
+An unknown marker fails the build.
 """
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # mkdocstrings reads the sources statically, and cannot follow pyproject's package-dir mapping (agents/ and
 # training/ install as uno_env.agents and uno_env.training): it reads this mirror of the installed layout.
 API_SOURCES = ROOT / "build" / "docs-api"
+#: the row `uno-env benchmark examples/benchmark_agent.py:make_agent --game classic` wrote
+EXAMPLE_ROW = ROOT / "benchmarks" / "results" / "benchmark" / "play-first.classic_2p.json"
 
 
 def _package_dirs() -> dict[str, str]:
@@ -124,6 +127,50 @@ def _arena_table() -> str:
     return out.getvalue().strip()
 
 
+def _leaderboard() -> str:
+    """Every table of the leaderboard, from the stored ladders (``uno_env/training/ladder/``)."""
+    from uno_env.training.leaderboard import load_table, markdown_table
+    from uno_env.training.protocol import TABLES
+
+    return "\n".join(markdown_table(load_table(t)) for t in TABLES).strip()
+
+
+def _protocol_deals() -> str:
+    """The protocol's deals per pair for each table, the widest 95% interval its stored ladder got with them (the
+    search's pairs apart), how long the ladder took to play, the protocol's version and its seed."""
+    from uno_env.training import leaderboard as L
+    from uno_env.training import protocol as P
+
+    rows = ["| table | deals a pair | games a pair | deals with a search | widest interval | widest with a search "
+            "| ladder played in |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for t in P.TABLES:
+        plan, data = P.deals_plan(t), L.load_table(t)
+        widest = {False: 0.0, True: 0.0}
+        for pair in data["pairs"]:
+            side = pair["a_side"]
+            search = pair["deals"] != plan["standard"]
+            widest[search] = max(widest[search], 50 * (side["ci95_high"] - side["ci95_low"]))
+        rows.append(f"| {t.title} | {plan['standard']:,} | {2 * plan['standard']:,} | {plan['search']:,} "
+                    f"| ±{widest[False]:.1f} | ±{widest[True]:.1f} | {data['wall_seconds'] / 60:.0f} min "
+                    f"({data['workers']} workers) |")
+    rows += ["", f"Protocol `{P.PROTOCOL}`, seed {P.SEED}; `--quick`: {P.QUICK_DEALS} deals a pair, "
+                 f"{P.QUICK_SEARCH_DEALS} with a search. The intervals are half-widths in points, the widest over "
+                 f"the table's stored ladder pairs."]
+    return "\n".join(rows)
+
+
+def _example_row() -> str:
+    """The row ``uno-env benchmark examples/benchmark_agent.py:make_agent`` wrote (stored with the benchmarks'
+    results), and 2-player classic's table with it."""
+    import json
+
+    from uno_env.training.leaderboard import load_table, markdown_table, row_markdown
+    from uno_env.training.protocol import Table
+
+    row = json.loads(EXAMPLE_ROW.read_text(encoding="utf-8"))
+    return row_markdown(row) + "\n" + markdown_table(load_table(Table("classic", 2)), [row])
+
+
 def _state_fields() -> str:
     """The fields of a state dict's ``fields`` (the rules core's state layout)."""
     from uno_env.core.layout import fields_markdown
@@ -139,6 +186,9 @@ GENERATORS = {
     "action-table": _action_table,
     "action-sections": _action_sections,
     "arena-table": _arena_table,
+    "leaderboard": _leaderboard,
+    "protocol-deals": _protocol_deals,
+    "example-row": _example_row,
 }
 
 

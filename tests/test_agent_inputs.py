@@ -321,22 +321,23 @@ def test_play_asks_again_after_a_superscript_digit():
 def test_ppo_warns_under_rules_it_was_not_trained_for():
     g = Game(make_rules("classic", 2, "rlcard"))
     with pytest.warns(PolicyRulesWarning, match=r"classic_2p was trained under other rules.*uno_call"):
-        make_agent("ppo", g)
+        make_agent("distilled+heuristic", g)
 
 
 def test_ppo_pocket_house_rules_warn_naming_the_option():
     g = Game(make_rules("pocket", 2, {"stacking": "any"}))
     with pytest.warns(PolicyRulesWarning, match=r"stacking: 'off' -> 'any'"):
-        make_agent("ppo", g)
+        make_agent("distilled+heuristic", g)
 
 
 def test_ppo_and_ismcts_are_silent_under_the_training_rules():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for game in ("classic", "pocket", "dice"):
-            make_agent("ppo", game)
+            make_agent("distilled+heuristic", game)
         assert ISMCTSAgent("classic").prior == "ppo"
-        make_agent("ppo", Game(make_rules("classic", 2, {"max_turns": 600})))  # a limit, not a rule of play
+        # a limit, not a rule of play
+        make_agent("distilled+heuristic", Game(make_rules("classic", 2, {"max_turns": 600})))
 
 
 def test_ismcts_uses_ppo_by_default_only_under_its_rules_and_warns_when_asked_to_anyway():

@@ -46,7 +46,7 @@ def _players(g: Game, specs) -> list:
             out.append(_random_policy(g, 7, deterministic=False))
         elif s == "argmax policy":
             out.append(_random_policy(g, 8, deterministic=True, advice=True))
-        elif s == "ppo" and f"{g.name}_{g.num_players}p" not in _shipped():
+        elif s == "distilled+heuristic" and f"{g.name}_{g.num_players}p" not in _shipped():
             out.append(_random_policy(g, 9, deterministic=True))  # no shipped policy for this table: a stand-in
         else:
             out.append(load_agent(s, g))
@@ -54,7 +54,7 @@ def _players(g: Game, specs) -> list:
 
 
 def _shipped() -> list[str]:
-    from uno_env.agents.ppo import shipped_policies
+    from uno_env.agents.shipped import shipped_policies
 
     return shipped_policies()
 
@@ -71,8 +71,8 @@ def _same_records(one, two) -> None:
 
 
 AGENT_SETS = [
-    ("ppo", "greedy"),
-    ("ppo", "heuristic"),
+    ("distilled+heuristic", "greedy"),
+    ("distilled+heuristic", "heuristic"),
     ("random", "greedy"),
     ("sampling policy", "argmax policy"),
     ("heuristic", "random", "sampling policy"),
@@ -110,7 +110,7 @@ def test_lockstep_records_with_the_rlcard_rule_agent(rules):
 def test_cli_sequential_and_batched_print_the_same_table(capsys):
     from uno_env.cli import main
 
-    argv = ["evaluate", "ppo", "greedy", "random", "-g", "60", "--seed", "2", "-q"]
+    argv = ["evaluate", "distilled+heuristic", "greedy", "random", "-g", "60", "--seed", "2", "-q"]
     assert main(argv + ["--batch-size", "16"]) == 0
     batched = capsys.readouterr().out
     assert main(argv + ["--sequential"]) == 0
@@ -121,7 +121,7 @@ def test_cli_sequential_and_batched_print_the_same_table(capsys):
 
 def test_a_2000_game_arena_has_the_same_table_batched_sequential_and_with_workers():
     kw = dict(game="classic", num_players=2, games=2000, seed=3, ratings=True)
-    agents = ["ppo", "random", "greedy", "heuristic"]
+    agents = ["distilled+heuristic", "random", "greedy", "heuristic"]
     seq = run_arena(agents, batched=False, **kw).to_dict()
     assert seq == run_arena(agents, **kw).to_dict()
     assert seq == run_arena(agents, workers=2, batch_size=100, **kw).to_dict()
@@ -140,9 +140,9 @@ def test_run_arena_plays_lockstep_by_default_and_sequentially_when_asked(monkeyp
 
     monkeypatch.setattr(arena, "play_lockstep", count("lockstep", lockstep))
     monkeypatch.setattr(arena_games, "play_game", count("game", game))
-    run_arena(["ppo", "greedy", "random", "heuristic"], games=8, seed=0)
+    run_arena(["distilled+heuristic", "greedy", "random", "heuristic"], games=8, seed=0)
     assert calls == {"lockstep": 1, "game": 0}
-    run_arena(["ppo", "greedy"], games=8, seed=0, batched=False)
+    run_arena(["distilled+heuristic", "greedy"], games=8, seed=0, batched=False)
     assert calls == {"lockstep": 1, "game": 8}
     # an agent that needs the state is played one game at a time, unless lockstep is forced
     run_arena(["ismcts:sims=3", "random"], games=2, seed=0)
@@ -259,8 +259,8 @@ def test_a_streamed_agent_that_draws_across_rows_is_refused():
 def test_progress_and_records_in_lockstep(tmp_path, capsys):
     seq_dir, lock_dir = tmp_path / "seq", tmp_path / "lock"
     kw = dict(game="pocket", num_players=2, games=30, seed=4)
-    run_arena(["ppo", "greedy", "random"], batched=False, record_dir=seq_dir, **kw)
-    res = run_arena(["ppo", "greedy", "random"], record_dir=lock_dir, progress=True, batch_size=8, **kw)
+    run_arena(["distilled+heuristic", "greedy", "random"], batched=False, record_dir=seq_dir, **kw)
+    res = run_arena(["distilled+heuristic", "greedy", "random"], record_dir=lock_dir, progress=True, batch_size=8, **kw)
     assert res.games == 30
     err = capsys.readouterr().err
     assert "30/30" in err and "game" in err

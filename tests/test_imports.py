@@ -53,7 +53,7 @@ def test_the_contract_catches_an_upward_import(tmp_path, module, line, reported)
 def test_the_contract_catches_an_import_cycle_among_the_agents(tmp_path):
     """An agent that imports the registry back (which imports every agent) breaks the acyclic contract."""
     pytest.importorskip("importlinter")
-    r = _lint_a_copy_with(tmp_path, "agents/ppo.py", "from uno_env.agents import registry")
+    r = _lint_a_copy_with(tmp_path, "agents/shipped.py", "from uno_env.agents import registry")
     assert r.returncode != 0
     assert "No cycles are allowed in uno_env.agents" in r.stdout
 

@@ -1,5 +1,6 @@
-"""The shipped policies (agent ``ppo``): pickle-free files of a few hundred KB, played with numpy alone (no torch),
-picked by game and player count, and stronger than ``greedy`` in a short seeded arena.
+"""The shipped policies (agent ``distilled+heuristic``, ``ppo`` until this release): pickle-free files of a few
+hundred KB, played with numpy alone (no torch), picked by game and player count, and stronger than ``greedy`` in a
+short seeded arena.
 
 The table's machinery is tested with a policy file made here; every file in ``agents/policies/`` is checked by
 the parametrized tests below (size, metadata, a final arena that beat greedy, 1,000 seeded games against greedy
@@ -13,39 +14,59 @@ from pathlib import Path
 
 import pytest
 
-from uno_env.agents.ppo import shipped_policies
 from uno_env.agents.registry import UnknownAgentError, make_agent
+from uno_env.agents.shipped import shipped_policies
 from uno_env.training.evaluate import run_arena, wilson_interval
 
 POLICIES = Path(__file__).resolve().parents[1] / "agents" / "policies"
 SHIPPED = shipped_policies()
 
 
-def _fake_shipped(folder: Path) -> None:
-    """A policy file for 2-player classic in ``folder`` (random weights: what is tested here is the machinery)."""
+def _fake_shipped(folder: Path, algorithm: str = "uno_env.distill") -> None:
+    """A policy file for 2-player classic in ``folder``, distilled and advised by the heuristic as its metadata says
+    (random weights: what is tested here is the machinery)."""
     import numpy as np
 
     from uno_env.agents.policy import PolicyWeights, save_policy_files
 
     g = _game("classic", 2)
     rng = np.random.default_rng(0)
-    sizes = [g.obs_dim + g.num_actions, 32, g.num_actions]
+    sizes = [g.obs_dim + 2 * g.num_actions, 32, g.num_actions]  # observation, mask and the heuristic's choice
     pw = PolicyWeights([rng.normal(size=(o, i)).astype(np.float32) * 0.1 for i, o in zip(sizes, sizes[1:])],
-                       [np.zeros(o, np.float32) for o in sizes[1:]], "relu", "symlog", True)
+                       [np.zeros(o, np.float32) for o in sizes[1:]], "relu", "symlog", True, advice="heuristic")
     save_policy_files(pw, str(folder / "classic_2p.npz"), {"game": "classic", "num_players": 2,
-                                                           "trained_by": "uno-env train --config test",
+                                                           "algorithm": algorithm, "advice": "heuristic",
+                                                           "trained_by": "uno-env distill --config test",
                                                            "final_arena": [{}]}, dtype=np.float16)
 
 
 def test_the_agent_picks_the_file_of_the_table(tmp_path, monkeypatch):
-    import uno_env.agents.ppo as ppo
+    import uno_env.agents.shipped as shipped
 
     _fake_shipped(tmp_path)
-    monkeypatch.setattr(ppo, "_folder", lambda: tmp_path)
-    agent = make_agent("ppo", "classic", seed=0)
-    assert agent.name == "ppo" and agent.deterministic
+    monkeypatch.setattr(shipped, "_folder", lambda family="distilled+heuristic": tmp_path)
+    agent = make_agent("distilled+heuristic", "classic", seed=0)
+    assert agent.name == "distilled+heuristic" and agent.deterministic
     with pytest.raises(UnknownAgentError, match="no shipped policy for 'classic' with 3 players.*classic_2p"):
-        make_agent("ppo", _game("classic", 3))
+        make_agent("distilled+heuristic", _game("classic", 3))
+
+
+def test_a_file_that_is_not_what_the_name_says_is_refused(tmp_path, monkeypatch):
+    """The name says how the policy was made: a file whose metadata says otherwise (here: trained by PPO) does not
+    play under it."""
+    import uno_env.agents.shipped as shipped
+
+    _fake_shipped(tmp_path, algorithm="batched_ppo")
+    monkeypatch.setattr(shipped, "_folder", lambda family="distilled+heuristic": tmp_path)
+    with pytest.raises(UnknownAgentError, match="not what the name says.*'algorithm': 'batched_ppo'"):
+        make_agent("distilled+heuristic", "classic", seed=0)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_every_shipped_file_is_distilled_and_takes_the_heuristics_choice(name):
+    meta = json.loads((POLICIES / f"{name}.json").read_text())
+    assert meta["algorithm"] == "uno_env.distill" and meta["advice"] == "heuristic"
+    assert meta["trained_by"].startswith("uno-env distill") and meta["teacher"].startswith("ismcts")
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -70,14 +91,14 @@ def test_policies_play_without_torch(tmp_path):
         "import uno_env.agents.ppo as ppo\n"
         f"ppo._folder = lambda: Path({str(folder)!r})\n"
         "import numpy as np\n"
-        "from uno_env.agents.ppo import shipped_policies\n"
+        "from uno_env.agents.shipped import shipped_policies\n"
         "from uno_env.agents.registry import make_agent\n"
         "from uno_env.config import make_rules\n"
         "from uno_env.core.game import Game\n"
         "import uno_env\n"
         "for name in shipped_policies():\n"
         "    game, n = name.split('_'); n = int(n[:-1])\n"
-        "    agent = make_agent('ppo', Game(make_rules(game, n, None)), seed=0)\n"
+        "    agent = make_agent('distilled+heuristic', Game(make_rules(game, n, None)), seed=0)\n"
         "    env = uno_env.env(game, num_players=n); env.reset(seed=1)\n"
         "    obs, *_ = env.last()\n"
         "    a = agent.act(obs['observation'], obs['action_mask'])\n"
@@ -91,7 +112,7 @@ def test_policies_play_without_torch(tmp_path):
 
 
 @pytest.mark.parametrize("name", SHIPPED)
-def test_ppo_beats_greedy_and_plays_as_strong_as_its_record(name):
+def test_each_policy_beats_greedy_and_plays_as_strong_as_its_record(name):
     """Each shipped policy beat greedy in its final arena (10,000 games, the interval above an even share), and a
     short seeded arena of the shipped file agrees with that record (within its own 99.9% interval): the file is
     the one that was measured, and it plays as strongly here."""
@@ -100,15 +121,15 @@ def test_ppo_beats_greedy_and_plays_as_strong_as_its_record(name):
     record = {r["opponent"]: r for r in json.loads((POLICIES / f"{name}.json").read_text())["final_arena"]}
     greedy = record["greedy"]
     assert greedy["games"] >= 2000 and greedy["ci_low"] > 1.0 / n, greedy
-    res = run_arena(["ppo"] + ["greedy"] * (n - 1), game=game, num_players=n, games=1000, seed=0)
+    res = run_arena(["distilled+heuristic"] + ["greedy"] * (n - 1), game=game, num_players=n, games=1000, seed=0)
     lo, hi = wilson_interval(res.agents[0].wins, res.agents[0].games, 3.29)  # 99.9%
-    assert lo <= greedy["win_rate"] <= hi, (f"ppo won {res.agents[0].win_rate:.1%} of 1000 games against greedy in "
-                                            f"{name}; its record says {greedy['win_rate']:.1%}")
+    assert lo <= greedy["win_rate"] <= hi, (f"the policy won {res.agents[0].win_rate:.1%} of 1000 games against "
+                                            f"greedy in {name}; its record says {greedy['win_rate']:.1%}")
 
 
 def test_no_policy_for_this_table_is_a_clear_error():
     with pytest.raises(UnknownAgentError) as e:
-        make_agent("ppo", _game("classic", 3))
+        make_agent("distilled+heuristic", _game("classic", 3))
     assert "no shipped policy" in str(e.value)
 
 

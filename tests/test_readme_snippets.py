@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 FENCE = re.compile(r"^(?P<indent>[ \t]*)```python[ \t]*\n(?P<body>.*?)^(?P=indent)```[ \t]*$", re.M | re.S)
 SKIP = re.compile(r"^\s*<!-- skip-test: (?P<reason>\S.*?) -->\s*$")
+# a block that is a file of the repository, included when the site is built (pymdownx.snippets): the file runs
+SNIPPET = re.compile(r'^--8<-- "(?P<path>[^"]+)"\s*$', re.M)
 # blocks skipped on purpose, per file: both need a finished RLlib run or minutes of RLlib training
 SKIPPED = {"README.md": 2, "docs/rllib.md": 2}
 
@@ -31,8 +33,9 @@ def _blocks(path: Path) -> list[tuple[int, str, str | None]]:
     for m in FENCE.finditer(text):
         before = text[: m.start()].rstrip("\n").splitlines()
         skip = SKIP.match(before[-1]) if before else None
-        out.append((text.count("\n", 0, m.start()) + 1, textwrap.dedent(m.group("body")),
-                    skip.group("reason") if skip else None))
+        code = SNIPPET.sub(lambda s: (ROOT / s.group("path")).read_text(encoding="utf-8"),
+                           textwrap.dedent(m.group("body")))
+        out.append((text.count("\n", 0, m.start()) + 1, code, skip.group("reason") if skip else None))
     return out
 
 

@@ -11,7 +11,7 @@ import concurrent.futures
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
 from typing import Any, cast
 
@@ -42,7 +42,7 @@ def run_arena(
     games: int = 1000,
     seed: int = 0,
     workers: int = 1,
-    progress: bool = False,
+    progress: bool | Callable[[int], Any] = False,
     ratings: bool | None = None,
     chunk: int = 25,
     allow_pickle: bool = False,
@@ -57,7 +57,8 @@ def run_arena(
     it the result says the ratings were skipped and why, while ``ratings=True`` is an ImportError before any game
     is played).  ``allow_pickle``: also load Stable-Baselines3 zips and RLlib checkpoints, which unpickle (run code
     from) the file; only for files you trust (see :func:`uno_env.agents.registry.load_agent`).  ``record_dir``:
-    write every game there as a replayable record (``uno_env.record``).
+    write every game there as a replayable record (``uno_env.record``).  ``progress``: a progress bar on stderr
+    (tqdm), or a callable handed the number of games each time some are done (``uno-env benchmark``'s own bar).
 
     ``batched``: play ``batch_size`` games at a time in lockstep
     (:func:`~uno_env.training.arena_lockstep.play_lockstep`: one ``act_batch`` call per agent and round) or one game
@@ -217,9 +218,9 @@ class _Plan:
 
 
 def _play_with_progress(plan: _Plan, indices: range, workers: int, chunk: int,
-                        progress: bool) -> list[IndexedRecord]:
-    bar = _progress_bar(len(indices)) if progress else None
-    update = bar.update if bar is not None else None
+                        progress: bool | Callable[[int], Any]) -> list[IndexedRecord]:
+    bar = _progress_bar(len(indices)) if progress and not callable(progress) else None
+    update = bar.update if bar is not None else progress if callable(progress) else None
     try:
         if workers == 1:
             return _play_here(plan, indices, chunk, update)

@@ -18,7 +18,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any, Literal, Union
 
-from uno_env.agents.registry import BASELINES, UnknownAgentError, load_agent
+from uno_env.agents.registry import UnknownAgentError, available_agents, load_agent
+from uno_env.agents.shipped import RENAMED_AGENTS
 from uno_env.config import make_rules
 from uno_env.core.game import Game
 
@@ -324,8 +325,10 @@ def _table_rules(env: GameConfig) -> Any:
 
 def _check_known_baselines(key: str, names: list[str]) -> None:
     """Every name is a baseline of the agents package (``human`` plays no training game)."""
-    known = [n for n in BASELINES if n != "human"]
+    known = [n for n in available_agents() if n != "human"]
     for n in names:
+        if n in RENAMED_AGENTS:
+            continue  # an old name still plays (and warns) for one release
         if n not in known:
             raise ConfigError(f"config key {key!r}: unknown baseline {n!r}; known: {', '.join(known)}")
 

@@ -9,12 +9,17 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from . import __version__
 from ._files import InputFileError
 
 SUBCOMMANDS = {
     "evaluate": ("uno_env.training.evaluate", "play agents against each other and print win rates with intervals"),
+    "benchmark": ("uno_env.training.benchmark", "score one agent (a name, a policy file or your own code) against "
+                  "the ladder under the standard protocol, as a leaderboard row"),
+    "leaderboard": ("uno_env.training.leaderboard", "print a leaderboard table, with your rows "
+                    "(written by uno-env benchmark) beside the ladder"),
     "play": ("uno_env.agents.play", "play UNO in the terminal against agents"),
     "train": ("uno_env.training.train", "train a policy with PPO (the batched trainer, or sb3-contrib MaskablePPO)"),
     "distill": ("uno_env.training.distill", "teach the shipped policies' network where a search improves on the "
@@ -50,6 +55,9 @@ def main(argv: list[str] | None = None) -> int:
 def _main(argv: list[str] | None) -> int:
     """Run ``uno-env`` with ``argv`` (default: the command line); returns the exit status."""
     argv = sys.argv[1:] if argv is None else argv
+    # Python hides DeprecationWarnings outside __main__: a renamed agent's old name (AgentRenamedWarning, matched by
+    # its message so that this does not import the agents) is shown on the command line, once per name
+    warnings.filterwarnings("default", message=r"agent '.*' is now named", category=DeprecationWarning)
     # import only the chosen subcommand's module (others may need extras that are not installed)
     parser = argparse.ArgumentParser(prog="uno-env", description="UNO environments for reinforcement learning")
     parser.add_argument("-V", "--version", action="version", version=f"uno-env {__version__}")
