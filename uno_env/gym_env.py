@@ -37,7 +37,7 @@ from gymnasium.utils import EzPickle
 
 from ._exact_copy import ExactCopy
 from ._state_checks import check_gym_part, np_random_part, rng_state, set_np_random_part, set_rng_state
-from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, check_seats_can_act, raw_env
+from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, check_flat_obs, check_seats_can_act, raw_env
 from .core.game import GameMetadata
 from .core.layout import StateView
 from .opponents import agent_action, load_opponent
@@ -97,9 +97,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
                           flat_obs)
         if render_mode not in (None, "ansi", "human", "rgb_array"):
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got {render_mode!r}")
-        if not isinstance(flat_obs, (bool, np.bool_)):
-            raise TypeError(f"flat_obs must be True or False; got {flat_obs!r}")
-        self.flat_obs = bool(flat_obs)
+        self.flat_obs = check_flat_obs(flat_obs)
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
         self.illegal_action = illegal_action
