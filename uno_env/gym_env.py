@@ -28,7 +28,7 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -120,9 +120,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         check_seats_can_act(self.rules, set(range(n)) if learner_seat == "random" else {self.learner_seat},
                             any_seat=learner_seat == "random")
         self.opponents = self._make_opponents(opponents, n)
-        self.observation_space = self.aec.observation_spaces[self.aec.possible_agents[0]]
-        if self.flat_obs:
-            self.observation_space = self.observation_space["observation"]
+        space = self.aec.observation_spaces[self.aec.possible_agents[0]]  # the Dict: the AEC env is not flat
+        self.observation_space = cast(gymnasium.spaces.Dict, space)["observation"] if self.flat_obs else space
         self._mask = self.aec.live_mask  # the AEC env keeps it equal to the acting seat's legal mask
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
         self._has_reset = False
