@@ -3,10 +3,10 @@
 UNO is turn-based, so each ``step(actions)`` is one decision: the action of the agent to act (the only one whose
 ``action_mask`` is not all zeros) is played; the waiting agents' entries may be left out or be ``None``.  By
 default (``inactive_actions="ignore"``) a waiting agent may also be given an action id, which is checked (an int in
-``[0, A)``, else :class:`~uno_env.ActionOutOfRangeError`) and then ignored: PettingZoo's ``parallel_api_test`` and
+``[0, A)``, else :class:`uno_env.ActionOutOfRangeError`) and then ignored: PettingZoo's ``parallel_api_test`` and
 most Parallel training loops give every live agent an action, and ``action_space(agent).sample(mask=...)`` returns
 0 for an all-zero mask.  ``inactive_actions="require_none"`` refuses any value but ``None`` for a waiting agent
-with :class:`~uno_env.OrderError` (acting out of turn), for code that means to send actions only to the agent to
+with :class:`uno_env.OrderError` (acting out of turn), for code that means to send actions only to the agent to
 act.
 
 Everything else is the AEC environment's (``self.aec``, a :class:`uno_env.raw_env`), stepped through its public
@@ -14,11 +14,11 @@ API: observations (``flat_obs=True``: the float32 vector alone, the mask in ``in
 rewards (each step's reward of every agent; +1 / -1/(n-1) at the end with the default rewards), ``infos`` (empty
 while the game runs, :meth:`uno_env.raw_env.episode_info` once it is over), ``state()``, rendering, seeding
 (``reset(seed=s)`` deals what the AEC environment deals for ``s``).  The action of the agent to act is required:
-missing, ``None``, not an integer or out of range raises :class:`~uno_env.ActionOutOfRangeError`; an illegal one
-raises :class:`~uno_env.IllegalActionError` with ``illegal_action="raise"``, and with ``"terminate"`` (the
+missing, ``None``, not an integer or out of range raises :class:`uno_env.ActionOutOfRangeError`; an illegal one
+raises :class:`uno_env.IllegalActionError` with ``illegal_action="raise"``, and with ``"terminate"`` (the
 default, as ``uno_env.env()``) ends the game with -1 for the offender and a warning.  Errors leave the state as it
 was.  When the game ends every agent is terminated (truncated at ``max_turns``) in that step and ``agents``
-becomes empty; ``step()`` then raises :class:`~uno_env.OrderError` until ``reset()``.
+becomes empty; ``step()`` then raises :class:`uno_env.OrderError` until ``reset()``.
 
 PettingZoo's converters do not fit: ``aec_to_parallel`` needs every agent to act once per cycle in a fixed order
 (a reverse or a skip breaks it), and ``turn_based_aec_to_parallel`` ignores the waiting agents' actions unchecked,
