@@ -17,6 +17,7 @@ import uno_env._exact_copy
 import uno_env.aec
 import uno_env.agents
 import uno_env.gym_env
+import uno_env.parallel
 import uno_env.training
 import uno_env.vector.gym
 import uno_env.vector.multi
@@ -26,8 +27,8 @@ import uno_env.vector.single
 TESTS = Path(__file__).resolve().parent
 PACKAGE_DIRS = [Path(uno_env.__file__).parent, *(Path(p) for p in uno_env.agents.__path__),
                 *(Path(p) for p in uno_env.training.__path__)]
-SHELL_MODULES = (uno_env.aec, uno_env.gym_env, uno_env.vector.multi, uno_env.vector.single, uno_env.vector.gym,
-                 uno_env.vector.policy)
+SHELL_MODULES = (uno_env.aec, uno_env.gym_env, uno_env.parallel, uno_env.vector.multi, uno_env.vector.single,
+                 uno_env.vector.gym, uno_env.vector.policy)
 
 
 def _private(name: str) -> bool:

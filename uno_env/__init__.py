@@ -1,6 +1,7 @@
 """uno-env: reinforcement-learning environments for UNO, UNO Pocket Pizza Pizza and UNO Dice.
 
-``uno_env.env("classic", num_players=2)`` gives a PettingZoo AEC environment; see the README for the rules
+``uno_env.env("classic", num_players=2)`` gives a PettingZoo AEC environment, ``uno_env.parallel_env(...)`` a
+PettingZoo Parallel one; see the README for the rules
 options, the observation layout and the action table of each game.
 """
 from __future__ import annotations
@@ -13,15 +14,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, env, raw_env
     from .config import RuleConfig
+    from .parallel import parallel_env
 
-__all__ = ["env", "raw_env", "RuleConfig", "action_id", "action_names", "IllegalActionError",
+__all__ = ["env", "raw_env", "parallel_env", "RuleConfig", "action_id", "action_names", "IllegalActionError",
            "ActionOutOfRangeError", "OrderError", "GAMES"]
 __version__ = "0.1.0"
 GAMES = ("classic", "pocket", "dice")
 
 
 _LAZY = {"env": ".aec", "raw_env": ".aec", "IllegalActionError": ".aec", "ActionOutOfRangeError": ".aec",
-         "OrderError": ".aec", "RuleConfig": ".config"}
+         "OrderError": ".aec", "RuleConfig": ".config", "parallel_env": ".parallel"}
 
 
 def __getattr__(name: str):
@@ -65,6 +67,8 @@ def _register() -> None:
             env_id = f"uno_env/{game}-v0"
             if env_id not in pettingzoo.aec_registry:
                 pettingzoo.register("aec", env_id, entry_point=f"uno_env.{game}_v0:env")
+            if env_id not in pettingzoo.parallel_registry:
+                pettingzoo.register("parallel", env_id, entry_point=f"uno_env.{game}_v0:parallel_env")
 
 
     import gymnasium

@@ -64,8 +64,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         rules: Any = None,
         render_mode: str | None = None,
         illegal_action: str = "raise",
+        flat_obs: bool = False,
     ):
-        EzPickle.__init__(self, game, num_players, rules, render_mode, illegal_action)
+        EzPickle.__init__(self, game, num_players, rules, render_mode, illegal_action, flat_obs)
         super().__init__()
         if game not in ("classic", "pocket", "dice"):
             raise ValueError(f"unknown game {game!r}; choose one of 'classic', 'pocket', 'dice'")
@@ -73,6 +74,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got {render_mode!r}")
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
+        self._flat_obs = check_flat_obs(flat_obs)
         self.rules = make_rules(game, num_players, rules)
         self.game = Game(self.rules)
         self.metadata = dict(self.metadata, name=f"uno_{game}_v0")
@@ -85,13 +87,10 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         spec = self.game.spec
         high = max(float(MAX_ITEMS), 1.0 + float((spec[:, COL_POINTS] * np.maximum(spec[:, COL_COUNT], 6)).sum())
                    / cast(int, self.rules.target_score))
-        self.observation_spaces = {
-            agent: gymnasium.spaces.Dict(
-                {
-                    "observation": gymnasium.spaces.Box(-1.0, high, (self.game.obs_dim,), np.float32),
-                    "action_mask": gymnasium.spaces.Box(0, 1, (a,), np.int8),
-                }
-            )
+        vector = gymnasium.spaces.Box(-1.0, high, (self.game.obs_dim,), np.float32)
+        self.observation_spaces: dict[str, gymnasium.spaces.Space] = {
+            agent: vector if self._flat_obs else gymnasium.spaces.Dict(
+                {"observation": vector, "action_mask": gymnasium.spaces.Box(0, 1, (a,), np.int8)})
             for agent in self.possible_agents
         }
         self.action_spaces: dict[str, gymnasium.spaces.Space] = {
@@ -126,7 +125,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
     # -- copies (``_exact_copy.ExactCopy``): the constructor again, then the state dict ----------------------
     def _copy_init(self) -> dict[str, Any]:
         return {"game": self.game.name, "rules": self.rules.to_dict(), "render_mode": self.render_mode,
-                "illegal_action": self.illegal_action}
+                "illegal_action": self.illegal_action, "flat_obs": self._flat_obs}
 
     def _copy_state(self) -> dict[str, Any] | None:
         if not self._has_reset:
@@ -142,8 +141,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             self.load_state_dict(state)
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
-        """The observation space of ``agent``: a Dict of ``observation`` (float32, D) and ``action_mask`` (int8, A).
-        """
+        """The observation space of ``agent``: a Dict of ``observation`` (float32, D) and ``action_mask`` (int8, A);
+        with ``flat_obs=True`` the ``Box`` of the vector alone."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.spaces.Space:
@@ -176,7 +175,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             "cumulative_rewards": {a: float(r) for a, r in self._cumulative_rewards.items()},
             "terminations": {a: bool(x) for a, x in self.terminations.items()},
             "truncations": {a: bool(x) for a, x in self.truncations.items()},
-            "infos": copy.deepcopy(self.infos),
+            # flat_obs: the masks in the infos follow from the game (and a state dict stays JSON-ready)
+            "infos": {a: copy.deepcopy({k: v for k, v in info.items() if not (self._flat_obs and k == "action_mask")})
+                      for a, info in self.infos.items()},
             "seed": self._seed,
             "episode": self._episode,
             "illegal_ended": self._illegal_ended,
@@ -354,6 +355,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         if infos is None:  # a finished game loaded without its shell: the end-of-episode infos
             infos = {a: self.episode_info() for a in self.agents}
         self.infos: dict[str, dict[str, Any]] = copy.deepcopy(dict(infos))
+        if self._flat_obs:
+            self._publish_masks()
 
     # -- AEC API ---------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
@@ -384,18 +387,37 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._rewards_set = False
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
         self.agent_selection = self.possible_agents[StateView(self._st).cur]
+        if self._flat_obs:
+            self._publish_masks()
 
     def _sync_after_load(self) -> None:
         self._cached_seat = -1
         E.legal_mask(self._st, self.game.cfg, self.game.spec, self.game.dice, self._mask)
         self.agent_selection = self.possible_agents[StateView(self._st).cur]
         self._live = StateView(self._st).done == 0 and not self._illegal_ended
+        if self._flat_obs:
+            self._publish_masks()
 
-    def observe(self, agent: str) -> dict[str, np.ndarray]:
+    def _publish_masks(self) -> None:
+        """``flat_obs``: the observation has no mask, so each agent's info carries it (PettingZoo's other place
+        for a mask): the legal actions for the seat to act, zeros for the others and once the game is over.  Fresh
+        dicts, so an info returned earlier keeps the mask of its time."""
+        acting = self.agent_selection if self._live else None
+        for a in self.agents:
+            mask = self._mask.copy() if a == acting else self._zero_mask.copy()
+            self.infos[a] = {**self.infos[a], "action_mask": mask}
+
+    def observe(self, agent: str) -> dict[str, np.ndarray] | np.ndarray:
         """What ``agent`` may see now: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``.
 
-        The mask is all zeros unless ``agent`` is the seat to act. Both arrays are fresh copies.
+        The mask is all zeros unless ``agent`` is the seat to act. Both arrays are fresh copies.  With
+        ``flat_obs=True`` the observation is the float32 (D,) vector alone and the mask is ``infos[agent]
+        ["action_mask"]`` (also :meth:`action_mask`).
         """
+        seen = self._seen(agent)
+        return seen["observation"] if self._flat_obs else seen
+
+    def _seen(self, agent: str) -> dict[str, np.ndarray]:
         if not self._has_reset:
             raise OrderError("reset() needs to be called before observe()")
         if self._rows_unchecked:
@@ -417,7 +439,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         """The legal-action mask of ``agent`` (default: the acting agent)."""
         self._require_reset("action_mask")
         agent = self.agent_selection if agent is None else agent
-        return self.observe(agent)["action_mask"]
+        return self._seen(agent)["action_mask"]
 
     def last(self, observe: bool = True):
         """``(observation, cumulative reward, termination, truncation, info)`` of the seat to act (PettingZoo's
@@ -493,6 +515,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             self._deads_step_first()
         else:
             self.agent_selection = self.possible_agents[seat]
+        if self._flat_obs:
+            self._publish_masks()
         if self.render_mode == "human":
             self.render()
 
@@ -566,6 +590,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._cached_seat = -1
         self._live = False
         self._mask[:] = 0
+        if self._flat_obs:
+            self._publish_masks()
 
     def _require_reset(self, what: str) -> None:
         if not self._has_reset:
@@ -627,6 +653,15 @@ def check_seats_can_act(rules: Any, seats: set[int], any_seat: bool = False) -> 
                      f"learner_seat")
 
 
-def env(game: str = "classic", num_players: int | None = None, rules: Any = None, render_mode: str | None = None):
+def env(game: str = "classic", num_players: int | None = None, rules: Any = None, render_mode: str | None = None,
+        flat_obs: bool = False):
     """The environment with PettingZoo's standard checks (illegal move: -1 and the game ends, with a warning)."""
-    return raw_env(game, num_players=num_players, rules=rules, render_mode=render_mode, illegal_action="terminate")
+    return raw_env(game, num_players=num_players, rules=rules, render_mode=render_mode, illegal_action="terminate",
+                   flat_obs=flat_obs)
+
+
+def check_flat_obs(flat_obs: Any) -> bool:
+    """The ``flat_obs`` option of every environment: True or False, nothing else (``TypeError``)."""
+    if not isinstance(flat_obs, (bool, np.bool_)):
+        raise TypeError(f"flat_obs must be True or False; got {short_repr(flat_obs)}")
+    return bool(flat_obs)

@@ -28,7 +28,7 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium
 import numpy as np
@@ -37,7 +37,7 @@ from gymnasium.utils import EzPickle
 
 from ._exact_copy import ExactCopy
 from ._state_checks import check_gym_part, np_random_part, rng_state, set_np_random_part, set_rng_state
-from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, check_seats_can_act, raw_env
+from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, check_flat_obs, check_seats_can_act, raw_env
 from .core.game import GameMetadata
 from .core.layout import StateView
 from .opponents import agent_action, load_opponent
@@ -97,9 +97,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
                           flat_obs)
         if render_mode not in (None, "ansi", "human", "rgb_array"):
             raise ValueError(f"render_mode must be None, 'ansi', 'human' or 'rgb_array'; got {render_mode!r}")
-        if not isinstance(flat_obs, (bool, np.bool_)):
-            raise TypeError(f"flat_obs must be True or False; got {flat_obs!r}")
-        self.flat_obs = bool(flat_obs)
+        self.flat_obs = check_flat_obs(flat_obs)
         if illegal_action not in ("raise", "terminate"):
             raise ValueError(f"illegal_action must be 'raise' or 'terminate'; got {illegal_action!r}")
         self.illegal_action = illegal_action
@@ -122,9 +120,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         check_seats_can_act(self.rules, set(range(n)) if learner_seat == "random" else {self.learner_seat},
                             any_seat=learner_seat == "random")
         self.opponents = self._make_opponents(opponents, n)
-        self.observation_space = self.aec.observation_spaces[self.aec.possible_agents[0]]
-        if self.flat_obs:
-            self.observation_space = self.observation_space["observation"]
+        space = self.aec.observation_spaces[self.aec.possible_agents[0]]  # the Dict: the AEC env is not flat
+        self.observation_space = cast(gymnasium.spaces.Dict, space)["observation"] if self.flat_obs else space
         self._mask = self.aec.live_mask  # the AEC env keeps it equal to the acting seat's legal mask
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
         self._has_reset = False

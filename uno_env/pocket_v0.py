@@ -1,16 +1,8 @@
-"""UNO pocket (PettingZoo AEC), version 0: `uno_env.pocket_v0.env(num_players=..., rules=..., render_mode=...)`."""
+"""UNO pocket (PettingZoo AEC and Parallel), version 0: `env(...)`, `raw_env(...)` and `parallel_env(...)`."""
 from __future__ import annotations
 
-from typing import Any
+from ._versioned import versioned
 
-from . import aec
+__all__ = ["env", "raw_env", "parallel_env"]
 
-
-def env(num_players: int | None = None, rules: Any = None, render_mode: str | None = None) -> aec.raw_env:
-    """UNO Pocket Pizza Pizza with PettingZoo's standard checks: ``uno_env.env("pocket", ...)``."""
-    return aec.env("pocket", num_players=num_players, rules=rules, render_mode=render_mode)
-
-
-def raw_env(num_players: int | None = None, rules: Any = None, render_mode: str | None = None) -> aec.raw_env:
-    """UNO Pocket Pizza Pizza without the illegal-action handling of ``env()``: ``uno_env.raw_env("pocket", ...)``."""
-    return aec.raw_env("pocket", num_players=num_players, rules=rules, render_mode=render_mode)
+env, raw_env, parallel_env = versioned("pocket", "UNO Pocket Pizza Pizza")
