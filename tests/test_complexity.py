@@ -23,7 +23,6 @@ ALLOWED: dict[str, str] = {
     "training/distill.py:fit_policy": "to be split",
     "training/evaluate.py:play_lockstep": "to be split",
     "training/evaluate.py:run_arena": "to be split",
-    "training/algorithms/batched_ppo.py:learn": "to be split",
     "uno_env/aec.py:raw_env._check_shell_state": "to be split",
     "uno_env/gym_env.py:UnoGymEnv.load_state_dict": "to be split",
     "uno_env/record.py:GameRecord._validate": "to be split",
