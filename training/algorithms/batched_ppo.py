@@ -116,15 +116,20 @@ class ActorCritic(nn.Module):
     def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits and values of the input ``x`` (a shared trunk is run once for both heads)."""
         if self.shared_trunk:
-            h = x
-            for layer in list(self.actor)[:-1]:
-                h = layer(h)
+            h = self.hidden(x)
             logits, values = self.actor[-1](h), self.critic[-1](h).squeeze(-1)
         else:
             logits, values = self.actor(x), self.critic(x).squeeze(-1)
         if self.advice_gain:
             logits = logits + self.advice_gain * x[:, -self.num_actions:]
         return logits, values
+
+    def hidden(self, x: torch.Tensor) -> torch.Tensor:
+        """The actor's last hidden layer (after its activation) for the input ``x``."""
+        h = x
+        for layer in list(self.actor)[:-1]:
+            h = layer(h)
+        return h
 
     def act(self, x: torch.Tensor, masks: torch.Tensor):
         """Sampled actions, their log-probabilities and the values (one forward pass for the batch)."""
@@ -501,6 +506,23 @@ def advantages(buf: Rollout, next_value: torch.Tensor, gamma: float, lam: float)
     return adv, adv + buf.val
 
 
+#: rows of a rollout the hidden-layer diagnostics look at
+HIDDEN_PROBE_ROWS = 2048
+
+
+def hidden_diagnostics(net: ActorCritic, x: torch.Tensor) -> dict[str, float]:
+    """How much the actor's last hidden layer still tells states apart, on the inputs ``x``: ``hidden_spread`` is
+    the mean over its units of their standard deviation across the rows (near 0: every state gets the same hidden
+    vector, so the policy is one fixed preference over the actions, whatever the state); ``hidden_stuck`` is the
+    share of (unit, row) outputs that pass (almost) no gradient (tanh: beyond 0.99 in magnitude; relu: 0), and
+    ``hidden_dead`` the share of units stuck so on every row."""
+    with torch.no_grad():
+        h = net.hidden(x)
+        stuck = (h.abs() > 0.99) if net.activation == "tanh" else (h <= 0)
+        return {"hidden_spread": float(h.std(0).mean()), "hidden_stuck": float(stuck.float().mean()),
+                "hidden_dead": float(stuck.all(0).float().mean())}
+
+
 def _update(model: BatchedPPO, buf: Rollout, adv: torch.Tensor, returns: torch.Tensor, phase: _Phase
             ) -> dict[str, float]:
     """``n_epochs`` over shuffled minibatches; the last minibatch's losses and the update's statistics."""
@@ -545,6 +567,7 @@ def _update(model: BatchedPPO, buf: Rollout, adv: torch.Tensor, returns: torch.T
     stats = {"policy_loss": pg_loss.item(), "value_loss": v_loss.item(), "entropy": entropy.mean().item(),
              "approx_kl": approx_kl.item(), "clip_fraction": float(np.mean(clipfracs)),
              "explained_variance": float(1 - (b_ret - buf.val.reshape(-1)).var() / var_y) if var_y > 0 else 0.0}
+    stats.update(hidden_diagnostics(net, b_feat[:HIDDEN_PROBE_ROWS]))
     if phase.imitate:
         stats["imitation_loss"] = -teacher_logp.mean().item()
     elif phase.kick > 0 or phase.advised:  # with advice: how often the policy follows the heuristic
