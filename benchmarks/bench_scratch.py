@@ -1,0 +1,192 @@
+"""Learning curves of the from-scratch recipes: win rate against greedy and heuristic over training steps, wall time
+and CPU time, the median of several seeds with their spread, as one results JSON and one plot.
+
+Each config (``--configs``, packaged names or YAML paths) is trained once per seed with ``uno-env train --config
+NAME --set seed=S`` in ``--runs-dir`` (``NAME_seedS``; a finished run is read back, an interrupted one resumed), and
+every run's periodic evaluations (the config's ``evaluation`` section: the duplicate arena, the same deals for every
+seed) become its curve.  The time axes are the training's own: each evaluation's duration is taken off, so they
+show the time a run without evaluations would take; the CPU time is the training process's (all its threads),
+which a busy machine does not inflate as it does the wall time.  Curves are aligned by evaluation (the seeds of a
+config evaluate at the same steps); the median is over seeds, the band from the lowest to the highest seed.
+
+    python benchmarks/bench_scratch.py --configs classic_scratch pocket_scratch dice_scratch --seeds 0 1 2 \\
+        --json benchmarks/results/bench_scratch.json --plot benchmarks/results/bench_scratch.png
+    python benchmarks/bench_scratch.py --configs classic_scratch --seeds 0 --set total_steps=2000000   # shorter
+
+``--collect`` reads the runs already in ``--runs-dir`` without training (a missing run is an error).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OPPONENTS = ("greedy", "heuristic")
+
+
+def run_name(config: str, seed: int) -> str:
+    """The run directory's name of ``config`` (a packaged name or a YAML path) trained with ``seed``."""
+    return f"{Path(config).stem}_seed{seed}"
+
+
+def train_command(config: str, seed: int, runs_dir: str, overrides: list[str], resume: bool) -> list[str]:
+    """The ``uno-env train`` command line of one seed's run."""
+    cmd = [sys.executable, "-m", "uno_env.cli", "train", "--config", config, "--set", f"seed={seed}",
+           "--set", f"name={run_name(config, seed)}", "--set", f"runs_dir={runs_dir}", "--no-progress"]
+    for item in overrides:
+        cmd += ["--set", item]
+    return cmd + (["--resume"] if resume else [])
+
+
+def ensure_run(config: str, seed: int, args: argparse.Namespace) -> Path:
+    """The finished run of ``config`` with ``seed``: trained (or resumed) unless its report exists."""
+    run_dir = Path(args.runs_dir) / run_name(config, seed)
+    if (run_dir / "report.json").is_file():
+        return run_dir
+    if args.collect:
+        raise SystemExit(f"bench_scratch: {run_dir} has no report.json (run it without --collect)")
+    resume = (run_dir / "checkpoints").is_dir()
+    cmd = train_command(config, seed, args.runs_dir, args.set, resume)
+    print("$ " + " ".join(cmd[1:]), flush=True)
+    subprocess.run(cmd, check=True)
+    return run_dir
+
+
+def run_curve(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """One run's evaluations: step, training wall and CPU seconds (the evaluations' own time taken off) and the
+    win rate with its interval against each opponent."""
+    out, eval_seconds = [], 0.0
+    for h in report["eval_history"]:
+        eval_seconds += float(h.get("seconds", 0.0))
+        point = {"step": h["step"], "wall_s": round(h["wall_time"] - eval_seconds, 1)}
+        if "cpu_time" in h:
+            point["cpu_s"] = round(h["cpu_time"] - eval_seconds, 1)  # the arena runs in this process (workers 1)
+        for r in h["results"]:
+            point[r["opponent"]] = {k: r[k] for k in ("win_rate", "ci_low", "ci_high", "games")}
+        out.append(point)
+    return out
+
+
+def median_curve(curves: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """Per evaluation (aligned by index, over the seeds that reached it): median step and times, and per opponent
+    the median, lowest and highest win rate."""
+    out = []
+    for i in range(max(len(c) for c in curves)):
+        pts = [c[i] for c in curves if i < len(c)]
+        row: dict[str, Any] = {"step": int(statistics.median(p["step"] for p in pts)), "seeds": len(pts),
+                               "wall_s": round(statistics.median(p["wall_s"] for p in pts), 1)}
+        if all("cpu_s" in p for p in pts):
+            row["cpu_s"] = round(statistics.median(p["cpu_s"] for p in pts), 1)
+        for opp in OPPONENTS:
+            rates = [p[opp]["win_rate"] for p in pts if opp in p]
+            if rates:
+                row[opp] = {"median": statistics.median(rates), "min": min(rates), "max": max(rates)}
+        out.append(row)
+    return out
+
+
+def summarise(config: str, run_dirs: list[Path]) -> dict[str, Any]:
+    """A config's runs: each seed's curve, final arena and times, and the median curve."""
+    runs = []
+    for d in run_dirs:
+        rep = json.loads((d / "report.json").read_text())
+        runs.append({"seed": rep["seed"], "run_dir": str(d), "command": rep.get("command"), "steps": rep["steps"],
+                     "train_wall_s": rep.get("train_time_seconds"), "train_cpu_s": rep.get("train_cpu_seconds"),
+                     "final_eval_s": rep.get("final_eval_seconds"),
+                     "final_arena": [{k: r[k] for k in ("opponent", "games", "win_rate", "ci_low", "ci_high")
+                                      if k in r} for r in rep["arena"]],
+                     "curve": run_curve(rep)})
+    cfg = json.loads((run_dirs[0] / "report.json").read_text())["config"]
+    return {"config": config, "game": cfg["env"]["game"], "num_players": cfg["env"]["num_players"],
+            "total_steps": cfg["total_steps"], "runs": runs, "median": median_curve([r["curve"] for r in runs])}
+
+
+def plot(results: list[dict[str, Any]], path: str) -> None:
+    """One row per config: win rate against each opponent over steps, training wall time and CPU time; the median
+    of the seeds as a line, the band from the lowest to the highest seed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    axes_keys = (("step", "training steps (learner decisions, millions)", 1e-6),
+                 ("wall_s", "training wall time (minutes)", 1 / 60),
+                 ("cpu_s", "training CPU time (minutes)", 1 / 60))
+    fig, axes = plt.subplots(len(results), 3, figsize=(13, 3.6 * len(results)), dpi=100, squeeze=False)
+    for row, res in zip(axes, results):
+        med = res["median"]
+        for ax, (key, label, scale) in zip(row, axes_keys):
+            for opp, colour in zip(OPPONENTS, ("tab:blue", "tab:orange")):
+                pts = [m for m in med if opp in m and key in m]
+                if not pts:
+                    continue
+                xs = [m[key] * scale for m in pts]
+                ax.plot(xs, [100 * m[opp]["median"] for m in pts], color=colour, marker="o", ms=2,
+                        label=f"vs {opp} (median of {max(m['seeds'] for m in pts)})")
+                ax.fill_between(xs, [100 * m[opp]["min"] for m in pts], [100 * m[opp]["max"] for m in pts],
+                                color=colour, alpha=0.2)
+            ax.axhline(100 / res["num_players"], color="grey", ls="--", lw=1)
+            ax.set_xlabel(label)
+            ax.set_ylabel("win rate (%)")
+            ax.grid(alpha=0.3)
+            ax.set_title(f"{res['game']}, {res['num_players']} players ({Path(res['config']).stem})", fontsize=9)
+        row[0].legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
+def print_table(res: dict[str, Any]) -> None:
+    print(f"\n{Path(res['config']).stem}: {res['game']}, {res['num_players']} players, {len(res['runs'])} seeds")
+    print(f"{'steps':>12} {'wall min':>9} {'cpu min':>8}  " + "  ".join(f"{'vs ' + o + ' median [min, max]':>30}"
+                                                                     for o in OPPONENTS))
+    for m in res["median"]:
+        cells = [f"{100 * m[o]['median']:5.1f}% [{100 * m[o]['min']:.1f}, {100 * m[o]['max']:.1f}]".rjust(30)
+                 if o in m else " " * 30 for o in OPPONENTS]
+        cpu = f"{m['cpu_s'] / 60:8.1f}" if "cpu_s" in m else " " * 8
+        print(f"{m['step']:>12,} {m['wall_s'] / 60:9.1f} {cpu}  " + "  ".join(cells))
+    for r in res["runs"]:
+        cells = ", ".join(f"{a['opponent']} {100 * a['win_rate']:.1f}% [{100 * a['ci_low']:.1f}, "
+                          f"{100 * a['ci_high']:.1f}] ({a['games']:,} games)" for a in r["final_arena"])
+        cpu = f", {r['train_cpu_s'] / 60:.1f} CPU min" if r.get("train_cpu_s") is not None else ""
+        print(f"  seed {r['seed']}: final arena {cells}; trained {r['train_wall_s'] / 60:.1f} min wall{cpu}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--configs", nargs="+", required=True, help="training configs: packaged names or YAML paths")
+    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    ap.add_argument("--runs-dir", default="runs/scratch", help="where the runs are trained (default runs/scratch)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a config override for every run (as uno-env train --set)")
+    ap.add_argument("--collect", action="store_true", help="only read the finished runs in --runs-dir")
+    ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--plot", help="write the plot here (.png)")
+    args = ap.parse_args(argv)
+    if any(s < 0 for s in args.seeds):
+        ap.error("--seeds must be non-negative")
+    t0 = time.time()
+    results = [summarise(c, [ensure_run(c, s, args) for s in args.seeds]) for c in args.configs]
+    for res in results:
+        print_table(res)
+    if args.json:
+        doc = {"command": "python benchmarks/bench_scratch.py " + " ".join(argv if argv is not None else sys.argv[1:]),
+               "date_utc": time.strftime("%Y-%m-%d %H:%M", time.gmtime()), "seconds": round(time.time() - t0, 1),
+               "cpus": os.cpu_count(), "load_average_end": os.getloadavg()[0], "results": results}
+        Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
+    if args.plot:
+        plot(results, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

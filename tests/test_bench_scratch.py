@@ -1,0 +1,59 @@
+"""benchmarks/bench_scratch.py: a config trained per seed, its evaluations read back as curves, medians over seeds."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from scripts import load_script
+
+pytest.importorskip("torch")
+pytest.importorskip("matplotlib")
+
+
+def _bench():
+    return load_script("benchmarks/bench_scratch.py")
+
+
+def test_median_curve_over_seeds_with_the_spread():
+    bench = _bench()
+
+    def point(step, wall, greedy):
+        return {"step": step, "wall_s": wall, "cpu_s": wall / 2, "greedy": {"win_rate": greedy}}
+
+    curves = [[point(10, 1.0, 0.4), point(20, 2.0, 0.5)], [point(10, 3.0, 0.2), point(20, 4.0, 0.7)],
+              [point(10, 2.0, 0.3)]]
+    med = bench.median_curve(curves)
+    assert [m["step"] for m in med] == [10, 20] and [m["seeds"] for m in med] == [3, 2]
+    assert med[0]["greedy"] == {"median": 0.3, "min": 0.2, "max": 0.4} and med[0]["wall_s"] == 2.0
+    assert med[1]["greedy"]["median"] == pytest.approx(0.6) and "heuristic" not in med[1]
+
+
+def test_evaluation_time_is_taken_off_the_time_axes():
+    bench = _bench()
+    report = {"eval_history": [
+        {"step": 5, "wall_time": 10.0, "cpu_time": 8.0, "seconds": 2.0, "results": [
+            {"opponent": "greedy", "win_rate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "games": 20}]},
+        {"step": 10, "wall_time": 20.0, "cpu_time": 15.0, "seconds": 3.0, "results": []}]}
+    curve = bench.run_curve(report)
+    assert [(p["wall_s"], p["cpu_s"]) for p in curve] == [(8.0, 6.0), (15.0, 10.0)]
+    assert curve[0]["greedy"]["games"] == 20
+
+
+def test_a_seed_is_trained_then_collected(tmp_path, capsys):
+    bench = _bench()
+    runs = tmp_path / "runs"
+    out, png = tmp_path / "r.json", tmp_path / "r.png"
+    common = ["--configs", "smoke_batched", "--seeds", "3", "--runs-dir", str(runs), "--set",
+              "evaluation.opponents=[greedy, heuristic]", "--set", "evaluation.games=10", "--set",
+              "evaluation.final_games=10"]
+    assert bench.main([*common, "--json", str(out), "--plot", str(png)]) == 0
+    data = json.loads(out.read_text())
+    (res,) = data["results"]
+    (run,) = res["runs"]
+    assert run["seed"] == 3 and run["steps"] == 4096 and run["train_cpu_s"] > 0
+    assert [p["step"] for p in run["curve"]] == [2048] and res["median"][0]["greedy"]["min"] >= 0
+    assert png.stat().st_size > 0
+    assert "smoke_batched: classic, 2 players, 1 seeds" in capsys.readouterr().out
+    assert bench.main([*common, "--collect"]) == 0  # read back, not trained again
+    with pytest.raises(SystemExit, match="no report.json"):
+        bench.main([*common[:3], "4", *common[4:], "--collect"])
