@@ -13,7 +13,8 @@ config evaluate at the same steps); the median is over seeds, the band from the 
         --json benchmarks/results/bench_scratch.json --plot benchmarks/results/bench_scratch.png
     python benchmarks/bench_scratch.py --configs classic_scratch --seeds 0 --set total_steps=2000000   # shorter
 
-``--collect`` reads the runs already in ``--runs-dir`` without training (a missing run is an error).
+``--collect`` reads the runs already in ``--runs-dir`` without training (a missing run is an error).  ``--tag NAME``
+with ``--set`` overrides names a variant of a config (an ablation): its runs are ``CONFIG_NAME_seedS``.
 """
 from __future__ import annotations
 
@@ -31,15 +32,17 @@ ROOT = Path(__file__).resolve().parents[1]
 OPPONENTS = ("greedy", "heuristic")
 
 
-def run_name(config: str, seed: int) -> str:
-    """The run directory's name of ``config`` (a packaged name or a YAML path) trained with ``seed``."""
-    return f"{Path(config).stem}_seed{seed}"
+def run_name(config: str, seed: int, tag: str = "") -> str:
+    """The run directory's name of ``config`` (a packaged name or a YAML path) trained with ``seed`` (``tag``: a
+    variant's name, for runs of one config with other overrides)."""
+    return f"{Path(config).stem}{'_' + tag if tag else ''}_seed{seed}"
 
 
-def train_command(config: str, seed: int, runs_dir: str, overrides: list[str], resume: bool) -> list[str]:
+def train_command(config: str, seed: int, runs_dir: str, overrides: list[str], resume: bool, tag: str = ""
+                  ) -> list[str]:
     """The ``uno-env train`` command line of one seed's run."""
     cmd = [sys.executable, "-m", "uno_env.cli", "train", "--config", config, "--set", f"seed={seed}",
-           "--set", f"name={run_name(config, seed)}", "--set", f"runs_dir={runs_dir}", "--no-progress"]
+           "--set", f"name={run_name(config, seed, tag)}", "--set", f"runs_dir={runs_dir}", "--no-progress"]
     for item in overrides:
         cmd += ["--set", item]
     return cmd + (["--resume"] if resume else [])
@@ -47,13 +50,13 @@ def train_command(config: str, seed: int, runs_dir: str, overrides: list[str], r
 
 def ensure_run(config: str, seed: int, args: argparse.Namespace) -> Path:
     """The finished run of ``config`` with ``seed``: trained (or resumed) unless its report exists."""
-    run_dir = Path(args.runs_dir) / run_name(config, seed)
+    run_dir = Path(args.runs_dir) / run_name(config, seed, args.tag)
     if (run_dir / "report.json").is_file():
         return run_dir
     if args.collect:
         raise SystemExit(f"bench_scratch: {run_dir} has no report.json (run it without --collect)")
     resume = (run_dir / "checkpoints").is_dir()
-    cmd = train_command(config, seed, args.runs_dir, args.set, resume)
+    cmd = train_command(config, seed, args.runs_dir, args.set, resume, args.tag)
     print("$ " + " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True)
     return run_dir
@@ -92,7 +95,8 @@ def median_curve(curves: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return out
 
 
-def summarise(config: str, run_dirs: list[Path]) -> dict[str, Any]:
+def summarise(config: str, run_dirs: list[Path], tag: str = "", overrides: list[str] | None = None
+              ) -> dict[str, Any]:
     """A config's runs: each seed's curve, final arena and times, and the median curve."""
     runs = []
     for d in run_dirs:
@@ -104,8 +108,14 @@ def summarise(config: str, run_dirs: list[Path]) -> dict[str, Any]:
                                       if k in r} for r in rep["arena"]],
                      "curve": run_curve(rep)})
     cfg = json.loads((run_dirs[0] / "report.json").read_text())["config"]
-    return {"config": config, "game": cfg["env"]["game"], "num_players": cfg["env"]["num_players"],
+    return {"config": config, "tag": tag, "overrides": list(overrides or []), "game": cfg["env"]["game"],
+            "num_players": cfg["env"]["num_players"],
             "total_steps": cfg["total_steps"], "runs": runs, "median": median_curve([r["curve"] for r in runs])}
+
+
+def label_of(res: dict[str, Any]) -> str:
+    """A config's name, and its variant's tag if it has one."""
+    return Path(res["config"]).stem + (f" [{res['tag']}]" if res.get("tag") else "")
 
 
 def plot(results: list[dict[str, Any]], path: str) -> None:
@@ -136,7 +146,7 @@ def plot(results: list[dict[str, Any]], path: str) -> None:
             ax.set_xlabel(label)
             ax.set_ylabel("win rate (%)")
             ax.grid(alpha=0.3)
-            ax.set_title(f"{res['game']}, {res['num_players']} players ({Path(res['config']).stem})", fontsize=9)
+            ax.set_title(f"{res['game']}, {res['num_players']} players ({label_of(res)})", fontsize=9)
         row[0].legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     tmp = path + ".tmp.png"
@@ -146,7 +156,7 @@ def plot(results: list[dict[str, Any]], path: str) -> None:
 
 
 def print_table(res: dict[str, Any]) -> None:
-    print(f"\n{Path(res['config']).stem}: {res['game']}, {res['num_players']} players, {len(res['runs'])} seeds")
+    print(f"\n{label_of(res)}: {res['game']}, {res['num_players']} players, {len(res['runs'])} seeds")
     print(f"{'steps':>12} {'wall min':>9} {'cpu min':>8}  " + "  ".join(f"{'vs ' + o + ' median [min, max]':>30}"
                                                                      for o in OPPONENTS))
     for m in res["median"]:
@@ -168,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs-dir", default="runs/scratch", help="where the runs are trained (default runs/scratch)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a config override for every run (as uno-env train --set)")
+    ap.add_argument("--tag", default="", help="a name for this variant (with --set): its runs are NAME_TAG_seedS")
     ap.add_argument("--collect", action="store_true", help="only read the finished runs in --runs-dir")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write the plot here (.png)")
@@ -175,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(s < 0 for s in args.seeds):
         ap.error("--seeds must be non-negative")
     t0 = time.time()
-    results = [summarise(c, [ensure_run(c, s, args) for s in args.seeds]) for c in args.configs]
+    results = [summarise(c, [ensure_run(c, s, args) for s in args.seeds], args.tag, args.set) for c in args.configs]
     for res in results:
         print_table(res)
     if args.json:

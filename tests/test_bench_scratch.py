@@ -28,6 +28,16 @@ def test_median_curve_over_seeds_with_the_spread():
     assert med[1]["greedy"]["median"] == pytest.approx(0.6) and "heuristic" not in med[1]
 
 
+def test_a_variant_has_its_own_runs():
+    bench = _bench()
+    assert bench.run_name("classic_scratch", 1) == "classic_scratch_seed1"
+    assert bench.run_name("configs/train/classic_scratch.yaml", 1, "tanh") == "classic_scratch_tanh_seed1"
+    cmd = bench.train_command("classic_scratch", 2, "runs/x", ["policy.activation=tanh"], False, "tanh")
+    assert cmd[cmd.index("--set") + 1:][:5] == ["seed=2", "--set", "name=classic_scratch_tanh_seed2", "--set",
+                                                "runs_dir=runs/x"]
+    assert cmd[-2:] == ["--set", "policy.activation=tanh"]
+
+
 def test_evaluation_time_is_taken_off_the_time_axes():
     bench = _bench()
     report = {"eval_history": [
