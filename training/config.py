@@ -219,6 +219,9 @@ class OpponentConfig(PoolConfig):
     # fixed: the weights above; win_rate (batched_ppo): each member's weight is also scaled by the share of recent
     # games the learner did not win against it, so the opponents that beat it are met more often
     sampling: Literal["fixed", "win_rate"] = "fixed"
+    # with sampling win_rate: f(the learner's win rate x against a member) scaling its weight (training/league.py):
+    # linear 1 - x, squared (1 - x)^2 (the members that beat it), variance x (1 - x) (the ones it beats half the time)
+    pfsp: Literal["linear", "squared", "variance"] = "linear"
 
 
 @dataclass
@@ -600,6 +603,9 @@ def _validate(cfg: TrainConfig) -> None:
     opp = cfg.opponents
     if sum(opp.baselines.values()) <= 0:
         raise ConfigError("config key 'opponents.baselines': the weights add up to 0")
+    if opp.pfsp != "linear" and opp.sampling != "win_rate":
+        raise ConfigError(f"config key 'opponents.pfsp': {opp.pfsp!r} weighs the learner's win rates, which only "
+                          f"'opponents.sampling: win_rate' keeps; set it, or leave opponents.pfsp at 'linear'")
     if cfg.algorithm == "batched_ppo":
         if env.vec_env != "batched":
             raise ConfigError("config key 'env.vec_env': algorithm 'batched_ppo' runs the batched simulator; set "

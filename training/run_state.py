@@ -43,7 +43,7 @@ class RunState:
         self.algo = algo
         o = cfg.opponents
         self.pool = OpponentPool(o.baselines, o.selfplay_prob, o.latest_prob, o.pool_size, seed=cfg.seed + 17,
-                                 sampling=o.sampling)
+                                 sampling=o.sampling, pfsp=o.pfsp)
         self.eval_history: list[dict] = []
         self.selfplay_start = int(round(o.selfplay_start * cfg.total_steps))
         self.next_snapshot = max(self.selfplay_start, 1) if o.selfplay_start < 1.0 else None
