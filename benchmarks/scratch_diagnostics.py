@@ -1,7 +1,8 @@
 """What a trained policy has and has not learned: its decisions by kind, its last hidden layer, and what naming the
 colour at random would cost it.
 
-    python benchmarks/scratch_diagnostics.py runs/NAME/policy.npz [--game classic] [--games 4000]
+    python benchmarks/scratch_diagnostics.py runs/NAME/policy.npz [--games 4000] [--decisions 100000]
+    python benchmarks/scratch_diagnostics.py runs/NAME                # also the run's PPO statistics over time
 
 Printed, on the learner's decisions of games against ``greedy`` (the policy's most likely action, as the arena plays
 it, and its sampled distribution for the entropies):
@@ -13,7 +14,10 @@ it, and its sampled distribution for the entropies):
   vector for every state, so one fixed preference over the actions whatever the state) and the share of outputs
   that pass no gradient (tanh beyond 0.99 in magnitude, relu 0);
 * in card games, the duplicate arena against ``greedy`` (``--games`` games) as trained and with every colour named
-  at random instead: what the colour choice is worth.
+  at random instead: what the colour choice is worth;
+* given a run directory (its ``policy.npz`` is profiled), its PPO statistics from TensorBoard (entropy, approximate
+  KL, clip fraction, explained variance, the hidden layer's spread and stuck share), each averaged over the first,
+  middle and last tenth of the run's rollouts.
 """
 from __future__ import annotations
 
@@ -135,19 +139,52 @@ def colour_worth(path: str, game: Any, games: int, seed: int) -> dict[str, dict[
     return out
 
 
+TB_KEYS = ("entropy", "approx_kl", "clip_fraction", "explained_variance", "hidden_spread", "hidden_stuck",
+           "hidden_dead")
+
+
+def training_statistics(run_dir: str) -> dict[str, dict[str, float]]:
+    """The run's ``train/*`` scalars (:data:`TB_KEYS`) averaged over the first, middle and last tenth of its
+    rollouts, from its TensorBoard log."""
+    from pathlib import Path
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    logs = sorted(Path(run_dir, "tb").glob("*"))
+    if not logs:
+        raise SystemExit(f"scratch_diagnostics: {run_dir} has no TensorBoard log (tb/)")
+    acc = EventAccumulator(str(logs[0]), size_guidance={"scalars": 0})
+    acc.Reload()
+    out: dict[str, dict[str, float]] = {}
+    for key in TB_KEYS:
+        if f"train/{key}" not in acc.Tags()["scalars"]:
+            continue
+        values = [e.value for e in acc.Scalars(f"train/{key}")]
+        tenth = max(1, len(values) // 10)
+        mid = len(values) // 2
+        out[key] = {"first": float(np.mean(values[:tenth])), "middle": float(np.mean(values[mid: mid + tenth])),
+                    "last": float(np.mean(values[-tenth:]))}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("policy", help="a policy .npz (a run's policy.npz)")
+    ap.add_argument("policy", help="a policy .npz, or a run directory (its policy.npz and TensorBoard log)")
     ap.add_argument("--games", type=int, default=4000, help="duplicate-arena games against greedy (even)")
     ap.add_argument("--decisions", type=int, default=100_000, help="learner decisions with a choice to profile")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     if args.games < 2 or args.games % 2:
         ap.error("--games must be even and positive")
+    import os
+
     from uno_env.agents.policy import NumpyPolicyAgent
     from uno_env.config import RuleConfig
     from uno_env.core.game import Game
 
+    run_dir = args.policy if os.path.isdir(args.policy) else None
+    if run_dir is not None:
+        args.policy = os.path.join(run_dir, "policy.npz")
     agent = NumpyPolicyAgent.load(args.policy, deterministic=True)
     game = Game(RuleConfig.from_dict(agent.meta["rules"]))
     if agent.weights.advice != "none":
@@ -166,6 +203,10 @@ def main(argv: list[str] | None = None) -> int:
         for label, r in colour_worth(args.policy, game, args.games, args.seed).items():
             print(f"  vs greedy, {label:<13} {100 * r['win_rate']:5.1f}% [{100 * r['ci_low']:.1f}, "
                   f"{100 * r['ci_high']:.1f}] ({r['games']:,} games, duplicate)")
+    if run_dir is not None:
+        print("  PPO statistics over the run's rollouts (first tenth / middle / last tenth):")
+        for key, v in training_statistics(run_dir).items():
+            print(f"    {key:<19} {v['first']:9.4f} {v['middle']:9.4f} {v['last']:9.4f}")
     return 0
 
 

@@ -59,3 +59,20 @@ def test_random_colour_only_changes_colour_choices():
     assert (out[::2] == 0).all() and set(out[1::2].tolist()) == {1, 2, 3}
     with pytest.raises(SystemExit):
         bench.main(["x.npz", "--games", "3"])
+
+
+def test_a_run_directory_adds_its_ppo_statistics(tmp_path, capsys):
+    pytest.importorskip("torch")
+    pytest.importorskip("tensorboard")
+    from uno_env.training.train import main as train
+
+    run_dir = tmp_path / "run"
+    assert train(["--config", "smoke_batched", "--run-dir", str(run_dir), "--no-progress", "--set",
+                  "evaluation.games=10", "--set", "evaluation.final_games=20"]) == 0
+    capsys.readouterr()
+    bench = load_script("benchmarks/scratch_diagnostics.py")
+    assert bench.main([str(run_dir), "--games", "20", "--decisions", "500"]) == 0
+    out = capsys.readouterr().out
+    assert "PPO statistics" in out and "explained_variance" in out and "hidden_spread" in out
+    stats = bench.training_statistics(str(run_dir))
+    assert set(stats) == set(bench.TB_KEYS) and all(set(v) == {"first", "middle", "last"} for v in stats.values())
