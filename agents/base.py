@@ -21,16 +21,24 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from uno_env.config import GAMES, RuleConfig
 from uno_env.core import observe as O
 from uno_env.core.actions import offsets as action_offsets
 from uno_env.core.cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, NO_COLOUR
+from uno_env.core.game import Game
 from uno_env.core.queries import RulesQuery
 
-__all__ = ["Agent", "BaseAgent", "ObsView", "ActionView", "resolve_game", "split_observation", "NoLegalActionError"]
+__all__ = ["Agent", "BaseAgent", "ObsView", "ActionView", "resolve_game", "split_observation", "NoLegalActionError",
+           "UnknownAgentError"]
 
 
 class NoLegalActionError(ValueError):
     """An agent was asked to act with an all-zero action mask (the seat is not acting or the game is over)."""
+
+
+class UnknownAgentError(ValueError):
+    """The agent spec is neither a known name nor the path of a saved policy (raised by the registry, and by an
+    agent such as ``ppo`` that has nothing to play for the table asked)."""
 
 
 @runtime_checkable
@@ -50,16 +58,11 @@ class Agent(Protocol):
 
 def resolve_game(game: Any):
     """A :class:`~uno_env.core.game.Game` from a Game, a game name, a RuleConfig or an environment."""
-    from uno_env.config import RuleConfig
-    from uno_env.core.game import Game
-
     if isinstance(game, Game):
         return game
     if isinstance(game, RuleConfig):
         return Game(game)
     if isinstance(game, str):
-        from uno_env import GAMES
-
         if game not in GAMES:
             raise ValueError(f"unknown game {game!r}; choose one of {', '.join(GAMES)}")
         return Game(RuleConfig.make(game))

@@ -16,9 +16,12 @@ unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objec
 """
 from __future__ import annotations
 
+import ast
 import json
 import math
 import os
+import re
+import sys
 import zipfile
 import zlib
 from collections.abc import Callable, Mapping
@@ -26,6 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from uno_env._files import MAX_POLICY_FILE_BYTES, InputFileError, open_regular
+from uno_env.config import GAMES
+from uno_env.core.layout import MAX_PLAYERS
+from uno_env.yaml_io import is_finite_number, short_repr
 
 from .base import NoLegalActionError, resolve_game, split_observation
 
@@ -132,6 +140,19 @@ def save_policy_files(pw: PolicyWeights, path: str, meta: Mapping[str, Any], dty
 #: the shipped policies hold a few hundred KB, so this leaves room for far larger networks while a crafted header or
 #: a zip bomb cannot make the loader allocate gigabytes
 MAX_POLICY_BYTES = 64 * 2**20
+#: the most bytes the ``meta`` string may declare (numpy stores it as UTF-32: a quarter million characters; the
+#: shipped policies' metadata is under 3,000)
+MAX_META_BYTES = 2**20
+#: the longest .npy header read (numpy's own reader stops at the same length; it writes 128 bytes)
+_MAX_NPY_HEADER = 10_000
+_NPY_MAGIC = b"\x93NUMPY"
+_NPY_HEADER_KEYS = {"descr", "fortran_order", "shape"}
+#: the dtype strings a policy's arrays may have: the weights are floats (float16 in the shipped files), the
+#: metadata one unicode string
+_DESCR = re.compile(r"(?P<order>[<>|=]?)(?P<kind>[fU])(?P<size>[0-9]{1,9})")
+_FLOAT_SIZES = (2, 4, 8)
+_MAX_LAYERS = 64
+_MAX_TEXT = 255  # characters of a name or other text field of the metadata
 
 
 def _member(zf: zipfile.ZipFile, key: str) -> zipfile.ZipInfo | None:
@@ -143,113 +164,261 @@ def _member(zf: zipfile.ZipFile, key: str) -> zipfile.ZipInfo | None:
     return None
 
 
-def _declared_bytes(zf: zipfile.ZipFile, path: str, info: zipfile.ZipInfo, key: str, kinds: str) -> int:
-    """The bytes array ``key`` of the policy ``path`` declares in its .npy header, which must give a dtype of
-    ``kinds``; nothing past the header is read."""
-    fmt = np.lib.format
-    with zf.open(info) as f:
-        if f.read(len(fmt.MAGIC_PREFIX)) != fmt.MAGIC_PREFIX:
-            raise PolicyFormatError(f"policy {path!r}: entry {key!r} is not a .npy array")
-        f.seek(0)
-        version = fmt.read_magic(f)
-        if version == (1, 0):
-            shape, _, dtype = fmt.read_array_header_1_0(f)
-        elif version == (2, 0):
-            shape, _, dtype = fmt.read_array_header_2_0(f)
-        else:
-            raise PolicyFormatError(f"policy {path!r}: entry {key!r} has .npy format version {version}; expected "
-                                    f"1.0 or 2.0 (what numpy writes)")
-    if dtype.kind not in kinds:
-        what = "real numbers" if kinds == "fiu" else "a text string"
-        raise PolicyFormatError(f"policy {path!r}: not a pickle-free uno-env policy .npz (entry {key!r} holds "
-                                f"{dtype}, not {what})")
-    if any(d < 0 for d in shape):
-        raise PolicyFormatError(f"policy {path!r}: entry {key!r} declares the shape {shape}")
-    return math.prod(shape) * dtype.itemsize
+@dataclass(frozen=True)
+class _Entry:
+    """One array of a policy file, its .npy header read and checked; its data not read yet."""
+
+    key: str
+    member: zipfile.ZipInfo
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    fortran_order: bool
+    data_offset: int
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
 
 
-def _checked_members(zf: zipfile.ZipFile, path: str, members: dict[str, zipfile.ZipInfo], kinds: str,
-                     budget: int) -> int:
-    """The bytes left of ``budget`` once every member's declared size is taken; refuses the member that passes it
-    before any array is read."""
-    for key, info in members.items():
-        size = _declared_bytes(zf, path, info, key, kinds)
-        if size > budget:
-            raise PolicyFormatError(
-                f"policy {path!r}: entry {key!r} declares {size} bytes, more than is left of the "
-                f"{MAX_POLICY_BYTES} bytes a policy file may hold; refused (not a uno-env policy)")
-        budget -= size
-    return budget
-
-
-def _read(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
-    with zf.open(info) as f:
-        return np.lib.format.read_array(f, allow_pickle=False)
-
-
-def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]]:
-    """The network and metadata of a policy ``.npz``; never unpickles, and refuses a file whose arrays' headers
-    declare more than :data:`MAX_POLICY_BYTES` in all before reading any of them."""
-    path = os.fspath(path)
+def _header_dict(raw: bytes, version: tuple[int, int], path: str, key: str) -> dict[str, Any]:
+    """The .npy header of entry ``key`` as the dict it must be, read with ``ast.literal_eval`` here rather than by
+    numpy (whose reader ends in a tokenizer traceback on some crafted headers)."""
+    bad = f"policy {path!r}: entry {key!r} has a malformed .npy header (not a uno-env policy)"
     try:
-        with zipfile.ZipFile(path) as zf:
-            meta = _member(zf, "meta")
-            if meta is None:
-                raise PolicyFormatError(f"policy {path!r}: no 'meta' entry; not a uno-env policy .npz")
-            budget = _checked_members(zf, path, {"meta": meta}, "US", MAX_POLICY_BYTES)
-            text = _read(zf, meta)
-            if text.shape != ():
-                raise PolicyFormatError(f"policy {path!r}: 'meta' must be one JSON string, got an array of shape "
-                                        f"{text.shape}")
-            try:
-                info = json.loads(str(text))
-            except RecursionError:
-                raise PolicyFormatError(f"policy {path!r}: 'meta' nests too deeply to read; not a uno-env policy "
-                                        f"(its metadata is a flat JSON object)") from None
-            if not isinstance(info, dict):
-                raise PolicyFormatError(f"policy {path!r}: 'meta' is not a JSON object")
-            n = info.get("layers")
-            if type(n) is not int or not 1 <= n <= 64:  # the exact type: JSON true is a bool, an int subclass
-                raise PolicyFormatError(f"policy {path!r}: meta 'layers' must be an integer in 1..64, got {n!r}")
-            found = {k: _member(zf, k) for i in range(n) for k in (f"W{i}", f"b{i}")}
-            missing = [k for k, m in found.items() if m is None]
-            if missing:
-                raise PolicyFormatError(f"policy {path!r}: missing arrays {missing}")
-            members = {k: m for k, m in found.items() if m is not None}
-            _checked_members(zf, path, members, "fiu", budget)
-            ws = [np.asarray(_read(zf, members[f"W{i}"]), dtype=np.float32) for i in range(n)]
-            bs = [np.asarray(_read(zf, members[f"b{i}"]), dtype=np.float32) for i in range(n)]
+        header = ast.literal_eval(raw.decode("utf-8" if version == (3, 0) else "latin1"))
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError, UnicodeDecodeError):
+        raise PolicyFormatError(f"{bad}: it is not a Python dict literal") from None
+    if not isinstance(header, dict) or set(header) != _NPY_HEADER_KEYS:
+        raise PolicyFormatError(f"{bad}: expected a dict of exactly 'descr', 'fortran_order' and 'shape', got "
+                                f"{short_repr(header)}")
+    shape = header["shape"]
+    if not isinstance(shape, tuple) or not all(type(d) is int and d >= 0 for d in shape) or \
+            not isinstance(header["fortran_order"], bool):
+        raise PolicyFormatError(f"{bad}: expected 'shape' a tuple of sizes >= 0 and 'fortran_order' true or "
+                                f"false, got {short_repr(shape)} and {short_repr(header['fortran_order'])}")
+    return header
+
+
+def _entry_dtype(descr: Any, path: str, key: str, text: bool) -> np.dtype:
+    """The dtype of entry ``key``: one unicode string (``text``: the metadata) or floats (the weights)."""
+    found = _DESCR.fullmatch(descr) if isinstance(descr, str) else None
+    if found is None or (found["kind"] == "U") != text or (not text and int(found["size"]) not in _FLOAT_SIZES):
+        wanted = "a text string" if text else "real numbers (float16, float32 or float64)"
+        raise PolicyFormatError(f"policy {path!r}: not a pickle-free uno-env policy .npz (entry {key!r} holds "
+                                f"{short_repr(descr)}, not {wanted})")
+    return np.dtype(descr)
+
+
+def _read_entry_header(zf: zipfile.ZipFile, path: str, key: str, member: zipfile.ZipInfo, text: bool) -> _Entry:
+    """Entry ``key``'s .npy header, checked: a 0-d unicode string (``text``) or a float vector or matrix with no
+    zero dimension.  Nothing past the header is read."""
+    with zf.open(member) as f:
+        lead = f.read(len(_NPY_MAGIC) + 2)
+        if len(lead) < len(_NPY_MAGIC) + 2 or not lead.startswith(_NPY_MAGIC):
+            raise PolicyFormatError(f"policy {path!r}: entry {key!r} is not a .npy array")
+        version = (lead[-2], lead[-1])
+        if version not in ((1, 0), (2, 0), (3, 0)):
+            raise PolicyFormatError(f"policy {path!r}: entry {key!r} has .npy format version {version}; expected "
+                                    f"1.0, 2.0 or 3.0 (what numpy writes)")
+        width = 2 if version == (1, 0) else 4
+        size_field = f.read(width)
+        length = int.from_bytes(size_field, "little")
+        if len(size_field) < width or length > _MAX_NPY_HEADER:
+            raise PolicyFormatError(f"policy {path!r}: entry {key!r} has a .npy header of {length} bytes; at "
+                                    f"most {_MAX_NPY_HEADER} are read (not a uno-env policy)")
+        raw = f.read(length)
+    if len(raw) < length:
+        raise PolicyFormatError(f"policy {path!r}: entry {key!r} ends inside its .npy header")
+    header = _header_dict(raw, version, path, key)
+    dtype = _entry_dtype(header["descr"], path, key, text)
+    shape = header["shape"]
+    if text and shape != ():
+        raise PolicyFormatError(f"policy {path!r}: {key!r} must be one JSON string, got an array of shape {shape}")
+    if not text and (len(shape) not in (1, 2) or 0 in shape):
+        raise PolicyFormatError(f"policy {path!r}: entry {key!r} has the shape {shape}; a layer's weights are a "
+                                f"matrix and its biases a vector, neither empty")
+    return _Entry(key, member, dtype, shape, header["fortran_order"], len(lead) + width + length)
+
+
+def _checked_entries(zf: zipfile.ZipFile, path: str, members: dict[str, zipfile.ZipInfo], text: bool,
+                     budget: int) -> tuple[dict[str, _Entry], int]:
+    """The members' headers, and the bytes left of ``budget`` once every member's declared size is taken; refuses
+    the member that passes it before any array is read."""
+    entries = {}
+    for key, member in members.items():
+        entry = _read_entry_header(zf, path, key, member, text)
+        if entry.nbytes > budget:
+            raise PolicyFormatError(
+                f"policy {path!r}: entry {key!r} declares {entry.nbytes} bytes, more than is left of the "
+                f"{MAX_POLICY_BYTES} bytes a policy file may hold; refused (not a uno-env policy)")
+        budget -= entry.nbytes
+        entries[key] = entry
+    return entries, budget
+
+
+def _entry_data(zf: zipfile.ZipFile, path: str, entry: _Entry) -> bytes:
+    """The data of ``entry``: exactly the bytes its header declares."""
+    with zf.open(entry.member) as f:
+        f.read(entry.data_offset)
+        data = f.read(entry.nbytes + 1)
+    if len(data) != entry.nbytes:
+        held = "more" if len(data) > entry.nbytes else len(data)
+        raise PolicyFormatError(f"policy {path!r}: entry {entry.key!r} holds {held} bytes of data where its header "
+                                f"declares {entry.nbytes}")
+    return data
+
+
+def _read_array(zf: zipfile.ZipFile, path: str, entry: _Entry) -> np.ndarray:
+    flat = np.frombuffer(_entry_data(zf, path, entry), dtype=entry.dtype)
+    return flat.reshape(entry.shape, order="F" if entry.fortran_order else "C").astype(np.float32)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number a policy's metadata holds")
+
+
+def _read_meta(zf: zipfile.ZipFile, path: str) -> tuple[dict[str, Any], int]:
+    """The metadata of the policy (a JSON object, not yet checked field by field) and what is left of the bytes
+    its arrays may declare."""
+    member = _member(zf, "meta")
+    if member is None:
+        raise PolicyFormatError(f"policy {path!r}: no 'meta' entry; not a uno-env policy .npz")
+    entries, budget = _checked_entries(zf, path, {"meta": member}, True, MAX_POLICY_BYTES)
+    entry = entries["meta"]
+    if entry.nbytes > MAX_META_BYTES:
+        raise PolicyFormatError(f"policy {path!r}: 'meta' declares {entry.nbytes} bytes; at most {MAX_META_BYTES}")
+    big_endian = entry.dtype.byteorder == ">" or (entry.dtype.byteorder == "=" and sys.byteorder == "big")
+    try:
+        text = _entry_data(zf, path, entry).decode("utf-32-be" if big_endian else "utf-32-le").rstrip("\0")
+        info = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise PolicyFormatError(f"policy {path!r}: 'meta' nests too deeply to read; not a uno-env policy (its "
+                                f"metadata is a flat JSON object)") from None
+    except ValueError as e:  # not text, not JSON, NaN, or an integer of more digits than Python reads
+        raise PolicyFormatError(f"policy {path!r}: 'meta' is not a JSON object ({short_repr(str(e))})") from None
+    if not isinstance(info, dict):
+        raise PolicyFormatError(f"policy {path!r}: 'meta' is not a JSON object")
+    return info, budget
+
+
+def _int_in(lo: int, hi: float) -> Callable[[Any], bool]:
+    return lambda v: type(v) is int and lo <= v <= hi  # the exact type: JSON true is a bool, an int subclass
+
+
+def _text(limit: int) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and 0 < len(v) <= limit and v.isprintable()
+
+
+def _one_of(choices: tuple[Any, ...]) -> Callable[[Any], bool]:
+    return lambda v: isinstance(v, str) and v in choices
+
+
+#: the metadata fields uno-env reads or shows, each with what it must be (other fields are kept as they are)
+_META_FIELDS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "format": (repr(POLICY_FORMAT), lambda v: v == POLICY_FORMAT and isinstance(v, str)),
+    "name": (f"printable text of 1..{_MAX_TEXT} characters", _text(_MAX_TEXT)),
+    "algorithm": (f"printable text of 1..{_MAX_TEXT} characters", _text(_MAX_TEXT)),
+    "game": (f"one of {', '.join(GAMES)}", _one_of(GAMES)),
+    "num_players": (f"an integer in 2..{MAX_PLAYERS}", _int_in(2, MAX_PLAYERS)),
+    "rules": ("a mapping of rule options", lambda v: isinstance(v, dict)),
+    "obs_dim": ("a positive integer", _int_in(1, math.inf)),
+    "num_actions": ("a positive integer", _int_in(1, math.inf)),
+    "steps": ("an integer >= 0", _int_in(0, math.inf)),
+    "layers": (f"an integer in 1..{_MAX_LAYERS}", _int_in(1, _MAX_LAYERS)),
+    "activation": (f"one of {_ACTIVATIONS}", _one_of(_ACTIVATIONS)),
+    "obs_transform": (f"one of {_TRANSFORMS}", _one_of(_TRANSFORMS)),
+    "include_mask": ("true or false", lambda v: type(v) is bool),
+    "advice": (f"one of {ADVICE}", _one_of(ADVICE)),
+    "advice_gain": ("a number in 0..100", lambda v: is_finite_number(v) and 0.0 <= v <= 100.0),
+    "policy": ("a mapping (net_arch, activation, ...)", lambda v: isinstance(v, dict)),
+}
+#: what a file needs to rebuild its network (files written before the advice input have no 'advice')
+_META_REQUIRED = ("layers", "activation", "obs_transform", "include_mask")
+
+
+def _check_meta_field(info: dict[str, Any], path: str, key: str) -> None:
+    what, ok = _META_FIELDS[key]
+    if key not in info and key in _META_REQUIRED:
+        raise PolicyFormatError(f"policy {path!r}: meta {key!r} is missing; it must be {what}")
+    if key in info and not ok(info[key]):
+        raise PolicyFormatError(f"policy {path!r}: meta {key!r} must be {what}, got {short_repr(info[key])}")
+
+
+def _check_meta(info: dict[str, Any], path: str) -> None:
+    """Every field :data:`_META_FIELDS` names is what it must be; the keys are short printable text."""
+    for key in info:
+        if not _text(100)(key):
+            raise PolicyFormatError(f"policy {path!r}: meta key {short_repr(key)} is not printable text of 1..100 "
+                                    f"characters")
+    for key in _META_FIELDS:
+        _check_meta_field(info, path, key)
+
+
+def _layer_entries(zf: zipfile.ZipFile, path: str, info: dict[str, Any], budget: int) -> dict[str, _Entry]:
+    """The headers of the weights and biases of the ``layers`` the metadata declares, checked."""
+    _check_meta_field(info, path, "layers")
+    layers = info["layers"]
+    found = {k: _member(zf, k) for i in range(layers) for k in (f"W{i}", f"b{i}")}
+    missing = [k for k, m in found.items() if m is None]
+    if missing:
+        raise PolicyFormatError(f"policy {path!r}: missing arrays {missing}")
+    return _checked_entries(zf, path, {k: m for k, m in found.items() if m is not None}, False, budget)[0]
+
+
+def _read_policy_file(path: str) -> tuple[dict[str, Any], list[np.ndarray], list[np.ndarray]]:
+    """The checked metadata and the raw layers of the policy ``path``; PolicyFormatError for anything else."""
+    try:
+        with open_regular(path, "policy", MAX_POLICY_FILE_BYTES) as fh, zipfile.ZipFile(fh) as zf:
+            info, budget = _read_meta(zf, path)
+            entries = _layer_entries(zf, path, info, budget)  # what the arrays are, before the rest of the metadata
+            _check_meta(info, path)
+            layers = range(info["layers"])
+            ws = [_read_array(zf, path, entries[f"W{i}"]) for i in layers]
+            bs = [_read_array(zf, path, entries[f"b{i}"]) for i in layers]
     except PolicyFormatError:
         raise
+    except InputFileError as e:  # not a regular file, too large, unreadable: the message names the file
+        raise PolicyFormatError(str(e)) from None
     except RecursionError:
         raise PolicyFormatError(f"policy {path!r}: nests too deeply to read; not a uno-env policy .npz") from None
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as e:
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError) as e:
         # RuntimeError: an encrypted member; NotImplementedError: an unknown compression method
-        raise PolicyFormatError(f"policy {path!r}: cannot read it as an .npz: {e}") from None
-    except (ValueError, SyntaxError) as e:  # object arrays (pickles), malformed headers, zips or JSON
-        raise PolicyFormatError(f"policy {path!r}: not a pickle-free uno-env policy .npz ({e})") from None
-    for key, allowed in (("activation", _ACTIVATIONS), ("obs_transform", _TRANSFORMS)):
-        if info.get(key) not in allowed:
-            raise PolicyFormatError(f"policy {path!r}: meta {key!r} must be one of {allowed}, got {info.get(key)!r}")
-    if not isinstance(info.get("include_mask"), bool):
-        raise PolicyFormatError(f"policy {path!r}: meta 'include_mask' must be true or false")
-    advice = info.get("advice", "none")  # files written before the advice input have none
-    if advice not in ADVICE:
-        raise PolicyFormatError(f"policy {path!r}: meta 'advice' must be one of {ADVICE}, got {advice!r}")
-    gain = info.get("advice_gain", 0.0)
-    if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not 0.0 <= gain <= 100.0:
-        raise PolicyFormatError(f"policy {path!r}: meta 'advice_gain' must be a number in 0..100, got {gain!r}")
+        raise PolicyFormatError(f"policy {path!r}: cannot read it as an .npz: {short_repr(str(e))}") from None
+    return info, ws, bs
+
+
+def _check_architecture(pw: PolicyWeights, info: dict[str, Any], path: str) -> None:
+    """The layers chain, hold finite numbers, and agree with the sizes the metadata declares."""
     prev = None
-    for i, (w, b) in enumerate(zip(ws, bs)):
+    for i, (w, b) in enumerate(zip(pw.weights, pw.biases)):
         if w.ndim != 2 or b.shape != (w.shape[0],) or (prev is not None and w.shape[1] != prev):
             raise PolicyFormatError(f"policy {path!r}: layer {i} has weights {w.shape} and biases {b.shape}, "
                                     f"which do not chain")
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             raise PolicyFormatError(f"policy {path!r}: layer {i} holds NaN or infinite values")
         prev = w.shape[0]
-    pw = PolicyWeights(ws, bs, info["activation"], info["obs_transform"], info["include_mask"], advice, float(gain))
     if pw.obs_dim < 1:
         raise PolicyFormatError(f"policy {path!r}: the first layer is too narrow for its mask and advice inputs")
+    # the training config's 'policy' section is kept as it was given (an algorithm may export another actor), so
+    # the sizes checked are those of the game the arrays were written for
+    for key, has in (("obs_dim", pw.obs_dim), ("num_actions", pw.num_actions)):
+        said = info.get(key)
+        if said is not None and said != has:
+            raise PolicyFormatError(f"policy {path!r}: meta {key!r} is {short_repr(said)}, but the arrays give "
+                                    f"{has}")
+
+
+def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]]:
+    """The network and metadata of a policy ``.npz``; never unpickles.  The file must be a regular file of at most
+    :data:`~uno_env._files.MAX_POLICY_FILE_BYTES`, its arrays' headers must declare at most
+    :data:`MAX_POLICY_BYTES` in all (checked before any is read), and its metadata must hold what the fields
+    uno-env reads must be; anything else is one :class:`PolicyFormatError` naming the file."""
+    path = os.fspath(path)
+    info, ws, bs = _read_policy_file(path)
+    advice = info.get("advice", "none")  # files written before the advice input have none
+    pw = PolicyWeights(ws, bs, info["activation"], info["obs_transform"], info["include_mask"], advice,
+                       float(info.get("advice_gain", 0.0)))
+    _check_architecture(pw, info, path)
     return pw, info
 
 

@@ -20,9 +20,10 @@ from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
-from .base import resolve_game
+from uno_env.config import RuleConfig
+
+from .base import UnknownAgentError, resolve_game
 from .policy import NumpyPolicyAgent
-from .registry import UnknownAgentError
 
 __all__ = ["shipped_policies", "policy_path", "shipped_policy_rules", "rules_differences", "make_ppo_agent",
            "PolicyRulesWarning"]
@@ -56,8 +57,6 @@ def policy_path(game: str, num_players: int) -> str:
 def shipped_policy_rules(game: str, num_players: int) -> Any:
     """The rules (a :class:`~uno_env.config.RuleConfig`) the shipped policy of the table was trained under, or None
     where no policy is shipped."""
-    from uno_env.config import RuleConfig
-
     path = _folder().joinpath(f"{game}_{num_players}p.json")
     if not path.is_file():
         return None
@@ -93,8 +92,6 @@ def make_ppo_agent(game: Any, seed: int | None = None, deterministic: bool = Tru
     agent = NumpyPolicyAgent.load(path, g, name="ppo", deterministic=deterministic, seed=seed)
     trained = agent.meta.get("rules")
     if isinstance(trained, Mapping):
-        from uno_env.config import RuleConfig
-
         diff = rules_differences(RuleConfig.from_dict(trained), g.rules)
         if diff:
             warnings.warn(f"agent 'ppo': the shipped policy {g.name}_{g.num_players}p was trained under other rules "

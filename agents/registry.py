@@ -4,7 +4,8 @@
 Saved policies load from the pickle-free format by default (:mod:`uno_env.agents.policy`: an ``.npz`` of
 weights with JSON metadata, played with numpy).  Stable-Baselines3 zips and RLlib checkpoints unpickle Python
 objects when they load, so a crafted file runs code: they load only with ``allow_pickle=True`` (the command
-line's ``--trust-pickle``), and then import torch (and ray).  Importing :mod:`agents` never imports torch.
+line's ``--trust-pickle``), and then import torch (and ray).  Importing :mod:`agents` never imports torch: the
+modules that need torch, ray or sb3-contrib are imported only when such a file is loaded.
 """
 from __future__ import annotations
 
@@ -18,7 +19,15 @@ import numpy as np
 
 from uno_env.yaml_io import short_repr
 
-from .base import BaseAgent, NoLegalActionError, resolve_game, split_observation
+from .base import BaseAgent, NoLegalActionError, UnknownAgentError, resolve_game, split_observation
+from .greedy import GreedyAgent
+from .heuristic import HeuristicAgent
+from .human import HumanAgent
+from .ismcts import ISMCTS_ARGUMENTS, ISMCTSAgent
+from .policy import NumpyPolicyAgent, PolicyFormatError
+from .ppo import make_ppo_agent
+from .random_agent import RandomAgent
+from .rlcard_rule import RLCardRuleAgent
 
 __all__ = ["BASELINES", "AGENT_ARGUMENTS", "parse_agent_spec",
            "available_agents", "make_agent", "load_agent", "register_agent", "SB3PolicyAgent",
@@ -28,76 +37,23 @@ __all__ = ["BASELINES", "AGENT_ARGUMENTS", "parse_agent_spec",
 POLICY_NPZ = "policy.npz"
 
 
-class UnknownAgentError(ValueError):
-    """The agent spec is neither a known name nor the path of a saved policy."""
-
-
 class UntrustedPolicyError(UnknownAgentError):
     """A policy file that would be unpickled (SB3 zip, RLlib checkpoint) given without ``allow_pickle=True``."""
 
 
-def _random(game, seed=None, **kw):
-    from .random_agent import RandomAgent
-
-    return RandomAgent(game, seed=seed, **kw)
-
-
-def _greedy(game, seed=None, **kw):
-    from .greedy import GreedyAgent
-
-    return GreedyAgent(game, seed=seed, **kw)
-
-
-def _heuristic(game, seed=None, **kw):
-    from .heuristic import HeuristicAgent
-
-    return HeuristicAgent(game, seed=seed, **kw)
-
-
-def _rlcard_rule(game, seed=None, **kw):
-    from .rlcard_rule import RLCardRuleAgent
-
-    return RLCardRuleAgent(game, seed=seed, **kw)
-
-
-def _ppo(game, seed=None, **kw):
-    from .ppo import make_ppo_agent
-
-    return make_ppo_agent(game, seed=seed, **kw)
-
-
-def _ismcts(game, seed=None, **kw):
-    from .ismcts import ISMCTSAgent
-
-    return ISMCTSAgent(game, seed=seed, **kw)
-
-
-def _human(game, seed=None, **kw):
-    from .human import HumanAgent
-
-    return HumanAgent(game, seed=seed, **kw)
-
-
 #: name -> factory(game, seed=None, **kwargs) -> Agent
 BASELINES: dict[str, Callable[..., Any]] = {
-    "random": _random,
-    "greedy": _greedy,
-    "heuristic": _heuristic,
-    "rlcard-rule": _rlcard_rule,
-    "ppo": _ppo,
-    "ismcts": _ismcts,
-    "human": _human,
+    "random": RandomAgent,
+    "greedy": GreedyAgent,
+    "heuristic": HeuristicAgent,
+    "rlcard-rule": RLCardRuleAgent,
+    "ppo": make_ppo_agent,
+    "ismcts": ISMCTSAgent,
+    "human": HumanAgent,
 }
 
-
-def _ismcts_arguments() -> dict[str, str]:
-    from .ismcts import ISMCTS_ARGUMENTS
-
-    return ISMCTS_ARGUMENTS
-
-
 #: name -> () -> {argument: what it accepts}: the agents that take ``name:arg=value,...`` arguments
-AGENT_ARGUMENTS: dict[str, Callable[[], dict[str, str]]] = {"ismcts": _ismcts_arguments}
+AGENT_ARGUMENTS: dict[str, Callable[[], dict[str, str]]] = {"ismcts": lambda: ISMCTS_ARGUMENTS}
 
 
 def _parse_value(text: str) -> Any:
@@ -251,8 +207,6 @@ def load_agent(spec: Any, game: Any, seed: int | None = None, *, allow_pickle: b
 
 
 def _numpy_agent(path: Path, game: Any, seed: int | None):
-    from .policy import NumpyPolicyAgent, PolicyFormatError
-
     try:
         return NumpyPolicyAgent.load(path, resolve_game(game), deterministic=True, seed=seed)
     except PolicyFormatError as e:
@@ -278,6 +232,12 @@ class SB3PolicyAgent(BaseAgent):
         self._load()
 
     def _load(self):
+        from uno_env._files import MAX_CHECKPOINT_FILE_BYTES, check_file
+
+        try:
+            check_file(self.path, "policy", MAX_CHECKPOINT_FILE_BYTES)  # a FIFO would stall the zip reader
+        except ValueError as exc:
+            raise UnknownAgentError(str(exc)) from None
         try:
             from sb3_contrib import MaskablePPO
         except ImportError as exc:  # pragma: no cover - depends on the extras installed

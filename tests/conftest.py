@@ -10,8 +10,11 @@ draw pile (or under the discard pile), so conservation holds and the test knows 
 """
 from __future__ import annotations
 
+import io
+import zipfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -22,7 +25,7 @@ from uno_env.core import engine as E
 
 __all__ = [
     "make_env", "scenario", "dice_scenario", "deal_prepared", "act", "aid", "legal", "hands", "sizes", "sd",
-    "deck_counts", "obs_block", "random_play", "die_plays", "E",
+    "deck_counts", "obs_block", "random_play", "die_plays", "write_npz", "E",
 ]
 
 
@@ -248,3 +251,17 @@ def random_play(env, rng: np.random.Generator, steps: int) -> Iterable[int]:
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)
+
+
+# ---------------------------------------------------------------------------------------------- crafted files
+def write_npz(path: Path, members: dict[str, bytes | np.ndarray]) -> Path:
+    """A zip of ``members`` at ``path``: raw bytes as they are, arrays as numpy writes them (a crafted policy file
+    need not be one numpy wrote)."""
+    with zipfile.ZipFile(path, "w") as z:
+        for name, value in members.items():
+            if isinstance(value, np.ndarray):
+                buf = io.BytesIO()
+                np.lib.format.write_array(buf, value, allow_pickle=False)
+                value = buf.getvalue()
+            z.writestr(name, value)
+    return path

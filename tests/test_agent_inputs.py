@@ -8,14 +8,14 @@ from __future__ import annotations
 import io
 import json
 import warnings
-import zipfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from uno_env.agents.human import HumanAgent, play_cli
+from uno_env.agents.human import HumanAgent
 from uno_env.agents.ismcts import ISMCTSAgent
+from uno_env.agents.play import play_cli
 from uno_env.agents.policy import PolicyFormatError, PolicyWeights, load_weights, save_policy_files
 from uno_env.agents.ppo import PolicyRulesWarning
 from uno_env.agents.registry import UnknownAgentError, load_agent, make_agent
@@ -24,6 +24,8 @@ from uno_env.config import RuleConfig, make_rules
 from uno_env.core.dice_set import MAX_DICE, load_dice_set
 from uno_env.core.game import Game
 from uno_env.gym_env import UnoGymEnv
+
+from conftest import write_npz
 
 DIE = ["R1", "Y3", "G5", "B1", "RS", "W"]
 
@@ -62,17 +64,6 @@ def _npy_header(shape: tuple[int, ...], descr: str = "<f4") -> bytes:
     buf = io.BytesIO()
     np.lib.format.write_array_header_1_0(buf, {"descr": descr, "fortran_order": False, "shape": shape})
     return buf.getvalue()
-
-
-def _npz(path: Path, members: dict[str, bytes | np.ndarray]) -> Path:
-    with zipfile.ZipFile(path, "w") as z:
-        for name, value in members.items():
-            if isinstance(value, np.ndarray):
-                buf = io.BytesIO()
-                np.lib.format.write_array(buf, value, allow_pickle=False)
-                value = buf.getvalue()
-            z.writestr(name, value)
-    return path
 
 
 def _meta(layers) -> np.ndarray:
@@ -181,7 +172,7 @@ def test_deeply_nested_meta_is_refused_naming_the_file(tmp_path):
 
 @pytest.mark.parametrize("shape", [(1 << 22, 1 << 22), (1 << 25,), (5000, 5000)])
 def test_an_array_declaring_a_huge_shape_is_refused_before_it_is_read(tmp_path, shape):
-    path = _npz(tmp_path / "huge.npz", {"meta.npy": _meta(1), "W0.npy": _npy_header(shape),
+    path = write_npz(tmp_path / "huge.npz", {"meta.npy": _meta(1), "W0.npy": _npy_header(shape),
                                         "b0.npy": np.zeros(1, np.float32)})
     with pytest.raises(PolicyFormatError, match=r"huge.npz.*'W0' declares \d+ bytes.*refused"):
         load_weights(path)
@@ -190,7 +181,7 @@ def test_an_array_declaring_a_huge_shape_is_refused_before_it_is_read(tmp_path, 
 def test_arrays_are_bounded_in_total_too(tmp_path):
     # each under the limit, together over it
     half = (6000, 1500)  # 36 MB of float32
-    path = _npz(tmp_path / "two.npz", {"meta.npy": _meta(2), "W0.npy": _npy_header(half),
+    path = write_npz(tmp_path / "two.npz", {"meta.npy": _meta(2), "W0.npy": _npy_header(half),
                                        "b0.npy": np.zeros(6000, np.float32), "W1.npy": _npy_header(half),
                                        "b1.npy": np.zeros(6000, np.float32)})
     with pytest.raises(PolicyFormatError, match=r"'W1' declares \d+ bytes"):
@@ -199,7 +190,7 @@ def test_arrays_are_bounded_in_total_too(tmp_path):
 
 def test_a_meta_entry_that_is_not_an_npy_array_is_refused(tmp_path):
     # np.load would hand back such an entry's whole (possibly huge) bytes
-    path = _npz(tmp_path / "raw.npz", {"meta": b"{}" * 1000, "W0.npy": np.zeros((1, 1), np.float32),
+    path = write_npz(tmp_path / "raw.npz", {"meta": b"{}" * 1000, "W0.npy": np.zeros((1, 1), np.float32),
                                        "b0.npy": np.zeros(1, np.float32)})
     with pytest.raises(PolicyFormatError, match="'meta' is not a .npy array"):
         load_weights(path)
@@ -224,7 +215,7 @@ def test_weights_must_be_real_numbers(tmp_path, dtype):
 
 
 def test_cli_refuses_a_crafted_policy_without_a_traceback(tmp_path, capsys):
-    path = _npz(tmp_path / "huge.npz", {"meta.npy": _meta(1), "W0.npy": _npy_header((1 << 22, 1 << 22)),
+    path = write_npz(tmp_path / "huge.npz", {"meta.npy": _meta(1), "W0.npy": _npy_header((1 << 22, 1 << 22)),
                                         "b0.npy": np.zeros(1, np.float32)})
     rc, err = _cli(["evaluate", str(path), "random", "-g", "2", "-q"], capsys)
     assert rc == 2 and "huge.npz" in err and "Traceback" not in err

@@ -1,6 +1,7 @@
 """The arena (``uno-env evaluate``): seat rotation, intervals, reproducibility, workers, ratings, CLI errors."""
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections import Counter
 
@@ -107,6 +108,46 @@ def test_ratings_for_a_pool():
     assert by["heuristic"].rating_mu > by["random"].rating_mu
     assert by["heuristic"].games == 60  # every pair of three plays its 2 rotations: 2 of 3 games each
     assert "rating" in format_table(res)
+
+
+def _without_openskill(monkeypatch):
+    """As in a core install without openskill: importing it fails."""
+    import sys
+
+    for name in ("openskill", "openskill.models"):
+        monkeypatch.setitem(sys.modules, name, None)
+
+
+def test_evaluate_without_openskill_prints_the_table_and_says_the_ratings_were_skipped(monkeypatch, capsys, tmp_path):
+    argv = ["evaluate", "heuristic", "greedy", "random", "-g", "30", "--seed", "3", "-q"]
+    rated = None
+    if importlib.util.find_spec("openskill") is not None:
+        assert main(argv) == 0
+        rated = capsys.readouterr().out
+    _without_openskill(monkeypatch)
+    out_json, records = tmp_path / "r.json", tmp_path / "games"
+    assert main(argv + ["--json", str(out_json), "--record", str(records)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    lines = out.splitlines()
+    assert lines[-1] == ("ratings skipped: rating a pool of agents needs openskill: pip install openskill (in the "
+                         "train extra)")
+    assert "rating (mu" not in lines[1]
+    assert len(list(records.iterdir())) == 30  # every game was played and recorded
+    data = json.loads(out_json.read_text())
+    assert data["ratings_skipped"].startswith("rating a pool of agents needs openskill")
+    assert not any("rating_mu" in a for a in data["agents"])
+    if rated is not None:  # the same games as with the ratings: each row is the rated row without its rating
+        rows = [line for line in rated.splitlines() if line.startswith(("heuristic", "greedy", "random"))]
+        assert [line for line in lines if line.startswith(("heuristic", "greedy", "random"))] == \
+            [row[:-22] for row in rows]  # "  mu +- sigma": 22 characters
+    # asked for explicitly, ratings that cannot be made are an error before any game is played
+    assert main(argv + ["--ratings", "--record", str(tmp_path / "none")]) == 2
+    assert "needs openskill: pip install openskill" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
+    with pytest.raises(ImportError, match="needs openskill"):
+        run_arena(["random", "random"], games=2, ratings=True)
+    assert run_arena(["random", "random"], games=2).ratings_skipped is None  # two agents are not rated by default
 
 
 def test_points_and_lengths():

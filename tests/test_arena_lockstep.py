@@ -17,6 +17,7 @@ from uno_env.agents.policy import NumpyPolicyAgent, PolicyWeights
 from uno_env.agents.registry import load_agent
 from uno_env.config import make_rules
 from uno_env.core.game import Game
+from uno_env.training import arena, arena_games
 from uno_env.training import evaluate as EV
 from uno_env.training.evaluate import (
     IllegalAgentActionError,
@@ -49,7 +50,7 @@ def _players(g: Game, specs) -> list:
             out.append(_random_policy(g, 9, deterministic=True))  # no shipped policy for this table: a stand-in
         else:
             out.append(load_agent(s, g))
-    return [EV._arena_player(a) for a in out]
+    return [arena_games.arena_player(a) for a in out]
 
 
 def _shipped() -> list[str]:
@@ -90,7 +91,7 @@ def test_lockstep_records_equal_the_sequential_arenas(game, n, specs):
     labels = [f"{s}#{k}" for k, s in enumerate(specs)]
     cycle = lineup_cycle(len(players), n)
     indices = list(range(24))
-    seq = EV._play_indices(g, players, labels, cycle, 11, indices)
+    seq = arena_games.play_indices(g, players, labels, cycle, 11, indices)
     for batch in (5, 64):  # fewer slots than games (slots are refilled) and more
         _same_records(seq, play_lockstep(g, players, modes, labels, cycle, 11, indices, batch_size=batch))
 
@@ -102,7 +103,7 @@ def test_lockstep_records_with_the_rlcard_rule_agent(rules):
     modes = [lockstep_mode(p) for p in players]
     assert modes[0] == EV.ROW_LOOP
     cycle = lineup_cycle(2, 3)
-    seq = EV._play_indices(g, players, ["r", "g"], cycle, 6, list(range(30)))
+    seq = arena_games.play_indices(g, players, ["r", "g"], cycle, 6, list(range(30)))
     _same_records(seq, play_lockstep(g, players, modes, ["r", "g"], cycle, 6, list(range(30)), batch_size=8))
 
 
@@ -129,7 +130,7 @@ def test_a_2000_game_arena_has_the_same_table_batched_sequential_and_with_worker
 
 def test_run_arena_plays_lockstep_by_default_and_sequentially_when_asked(monkeypatch):
     calls = {"lockstep": 0, "game": 0}
-    lockstep, game = EV.play_lockstep, EV.play_game
+    lockstep, game = arena.play_lockstep, arena_games.play_game
 
     def count(name, fn):
         def wrapped(*args, **kwargs):
@@ -137,8 +138,8 @@ def test_run_arena_plays_lockstep_by_default_and_sequentially_when_asked(monkeyp
             return fn(*args, **kwargs)
         return wrapped
 
-    monkeypatch.setattr(EV, "play_lockstep", count("lockstep", lockstep))
-    monkeypatch.setattr(EV, "play_game", count("game", game))
+    monkeypatch.setattr(arena, "play_lockstep", count("lockstep", lockstep))
+    monkeypatch.setattr(arena_games, "play_game", count("game", game))
     run_arena(["ppo", "greedy", "random", "heuristic"], games=8, seed=0)
     assert calls == {"lockstep": 1, "game": 0}
     run_arena(["ppo", "greedy"], games=8, seed=0, batched=False)

@@ -510,3 +510,35 @@ def test_ship_policy_stores_a_distilled_run_as_float16_with_what_its_labels_cost
 
     not_a_run = subprocess.run([*ship, str(tmp_path), "--out-dir", str(out_dir)], capture_output=True, text=True)
     assert not_a_run.returncode == 2 and "not a finished run" in not_a_run.stderr
+
+
+def test_a_planted_pipe_or_crafted_label_file_is_labelled_again_not_waited_on(tmp_path):
+    """A resumed run reads its label files back: a FIFO in their place is refused at once (never waited on), and a
+    file whose .npy header is not a dict literal counts as not whole, as a truncated one does (it is labelled again)."""
+    import os
+    import threading
+    import zipfile
+
+    from uno_env.training import distill
+
+    fifo = tmp_path / "labels_0000000.npz"
+    os.mkfifo(fifo)
+    crafted = tmp_path / "labels_0001000.npz"
+    with zipfile.ZipFile(crafted, "w") as z:
+        z.writestr("heur.npy", b"\x93NUMPY\x01\x00\x10\x00{'descr': '<i8',  \n")
+    (tmp_path / distill.CPU_FILE).unlink(missing_ok=True)
+    os.mkfifo(tmp_path / distill.CPU_FILE)
+    results: list = []
+    worker = threading.Thread(target=lambda: results.extend([
+        distill._read_labels(str(fifo)), distill._label_rows(str(fifo)), distill._read_labels(str(crafted)),
+        distill._label_rows(str(crafted)), distill._read_cpu_seconds(str(tmp_path))]), daemon=True)
+    worker.start()
+    worker.join(10)
+    if worker.is_alive():  # release the stuck reader before failing
+        for path in (fifo, tmp_path / distill.CPU_FILE):
+            try:  # a writer opening the pipe lets a reader blocked in open() go on
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        pytest.fail("reading a label file or the labelling times waited on a pipe")
+    assert results == [None, None, None, None, {}]

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 import uno_env
-from uno_env.agents.human import HumanAgent, HumanQuit, play_cli
+from uno_env.agents.human import HumanAgent, HumanQuit
+from uno_env.agents.play import play_cli
 from uno_env.cli import main
 
 from conftest import scenario

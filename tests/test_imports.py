@@ -16,12 +16,11 @@ def test_import_layers_contract_is_kept():
     r = subprocess.run([sys.executable, str(ROOT / "tools" / "lint_imports.py")], capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
-    assert "1 kept, 0 broken" in r.stdout
+    assert "2 kept, 0 broken" in r.stdout
 
 
-def test_the_contract_catches_an_upward_import(tmp_path):
-    """The checker does fail: a copy of the tree where an agent imports training breaks the contract."""
-    pytest.importorskip("importlinter")
+def _lint_a_copy_with(tmp_path, module: str, line: str) -> subprocess.CompletedProcess:
+    """import-linter on a copy of the tree where ``line`` is appended to ``module`` (a path in the checkout)."""
     import shutil
 
     copy = tmp_path / "repo"
@@ -29,12 +28,26 @@ def test_the_contract_catches_an_upward_import(tmp_path):
     for name in ("uno_env", "agents", "training", "configs", "tools"):
         shutil.copytree(ROOT / name, copy / name, ignore=ignore)
     shutil.copy(ROOT / "pyproject.toml", copy / "pyproject.toml")
-    with open(copy / "agents" / "random_agent.py", "a", encoding="utf-8") as f:
-        f.write("\nfrom uno_env.training import evaluate  # noqa: E402,F401\n")
-    r = subprocess.run([sys.executable, str(copy / "tools" / "lint_imports.py")], capture_output=True, text=True,
-                       timeout=300)
+    with open(copy / module, "a", encoding="utf-8") as f:
+        f.write(f"\n{line}  # noqa: E402,F401\n")
+    return subprocess.run([sys.executable, str(copy / "tools" / "lint_imports.py")], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_the_contract_catches_an_upward_import(tmp_path):
+    """The checker does fail: a copy of the tree where an agent imports training breaks the contract."""
+    pytest.importorskip("importlinter")
+    r = _lint_a_copy_with(tmp_path, "agents/random_agent.py", "from uno_env.training import evaluate")
     assert r.returncode != 0
     assert "uno_env.agents.random_agent -> uno_env.training.evaluate" in r.stdout
+
+
+def test_the_contract_catches_an_import_cycle_among_the_agents(tmp_path):
+    """An agent that imports the registry back (which imports every agent) breaks the acyclic contract."""
+    pytest.importorskip("importlinter")
+    r = _lint_a_copy_with(tmp_path, "agents/ppo.py", "from uno_env.agents import registry")
+    assert r.returncode != 0
+    assert "No cycles are allowed in uno_env.agents" in r.stdout
 
 
 def test_agents_and_shells_never_import_training():

@@ -640,7 +640,7 @@ def test_ismcts_as_a_gymnasium_opponent():
 def test_ismcts_in_uno_env_play():
     import io
 
-    from uno_env.agents.human import play_cli as play
+    from uno_env.agents.play import play_cli as play
 
     out = io.StringIO()
     moves = io.StringIO("\n".join(["draw", "keep drawn card"] * 200))

@@ -20,7 +20,8 @@ import pytest
 
 import uno_env
 from uno_env.aec import OrderError
-from uno_env.agents.human import MAX_LINE, play_cli
+from uno_env.agents.human import MAX_LINE
+from uno_env.agents.play import play_cli
 from uno_env.cli import main
 from uno_env.config import RuleConfig
 from uno_env.gym_env import UnoGymEnv

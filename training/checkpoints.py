@@ -10,12 +10,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pickle
 import random
 import shlex
 import shutil
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from uno_env._files import MAX_CHECKPOINT_FILE_BYTES, MAX_RUN_STATE_BYTES, check_dir, check_file, read_bytes
+from uno_env.yaml_io import short_repr
 
 from .config import (
     ConfigError,
@@ -99,9 +105,6 @@ def save_command(run_dir: str, command: str) -> None:
 def _config_label(spec: str | None, tool: str) -> str | None:
     """How the command names its config: a packaged config by its name, also when given as the path of a file with
     that config's text (``configs/<folder>/NAME.yaml`` in a checkout), any other file by its path as given."""
-    from importlib import resources
-    from pathlib import Path
-
     if spec is None:
         return None
     folder = "distill" if tool == "distill" else "train"
@@ -137,8 +140,12 @@ def prepare_run(args: argparse.Namespace) -> tuple[TrainConfig, str, str | None]
     if getattr(args, "resume", False):
         checkpoint = latest_checkpoint(run_dir)
         if checkpoint is None:
-            if not os.path.isdir(run_dir):
+            if not os.path.exists(run_dir):
                 raise TrainError(f"--resume: no run at {run_dir} (check --config/--name/--run-dir)")
+            try:
+                check_dir(run_dir, "run directory")
+            except ValueError as e:  # a file, a FIFO ... where the run's directory should be
+                raise TrainError(f"--resume: {e}") from None
             print(f"--resume: {run_dir} has no complete checkpoint yet; starting the run from the beginning")
         else:
             # the run's own config, with this command's overrides on top
@@ -204,7 +211,7 @@ def save_checkpoint(run_dir: str, save_model, state: dict, keep: int) -> str:
 
     ``save_model(path)`` writes the trainer's model (weights and optimizer) to ``path``.
     """
-    import torch
+    import torch  # torch (the train extra) only where a checkpoint is written or read: the rest needs no torch
 
     root = os.path.join(run_dir, CHECKPOINT_DIR)
     os.makedirs(root, exist_ok=True)
@@ -233,7 +240,14 @@ def save_checkpoint(run_dir: str, save_model, state: dict, keep: int) -> str:
 
 
 def load_checkpoint_state(checkpoint: str) -> dict:
-    """The checkpoint's ``state.json``, checked (:func:`check_state`); TrainError naming the file otherwise."""
+    """The checkpoint's ``state.json``, checked (:func:`check_state`); TrainError naming the file otherwise.  Every
+    file of the checkpoint must be a regular file of a sane size (a resume reads them all)."""
+    try:
+        for name in sorted(os.listdir(checkpoint)):
+            check_file(os.path.join(checkpoint, name), "checkpoint file", MAX_CHECKPOINT_FILE_BYTES)
+    except (OSError, ValueError) as e:  # ValueError: an InputFileError naming the file
+        raise TrainError(f"{e}; the checkpoint is damaged: delete {checkpoint} to resume from an earlier one, or "
+                         f"start the run over with --overwrite") from None
     path = os.path.join(checkpoint, STATE_FILE)
     state = read_json(path)
     check_state(state, path)
@@ -290,10 +304,13 @@ def check_state(state: Any, path: str) -> None:
 def read_json(path: str) -> dict:
     """The JSON document at ``path``; TrainError if it cannot be read or parsed."""
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        raise TrainError(f"cannot read {path}: {e}") from None
+        text = read_bytes(path, "run file", MAX_RUN_STATE_BYTES)
+    except ValueError as e:  # an InputFileError: not a regular file, too large, unreadable; it names the file
+        raise TrainError(str(e)) from None
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise TrainError(f"cannot read {path}: {short_repr(str(e))}") from None
 
 
 def write_json(path: str, data: Any) -> None:
@@ -325,8 +342,6 @@ def rng_states() -> dict:
 
 def restore_rng_states(d: dict, checkpoint: str) -> None:
     """Restore the PRNG states saved by :func:`rng_states`, and torch's from ``checkpoint``."""
-    import pickle
-
     import torch
 
     try:

@@ -39,6 +39,7 @@ seats, and PPO with the heuristic as advice ends level with it, while the flat s
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import json
 import multiprocessing
@@ -46,10 +47,24 @@ import os
 import shutil
 import sys
 import time
+import tokenize
+from collections.abc import Iterator
+from contextlib import contextmanager
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+import yaml
 
+from uno_env._files import MAX_CHECKPOINT_FILE_BYTES, MAX_YAML_BYTES, open_regular, read_text
+from uno_env._threads import available_cpus
+from uno_env.agents.policy import save_policy_files
+from uno_env.agents.registry import load_agent
+from uno_env.config import make_rules
+from uno_env.core.game import Game
+
+from .arena import against_baselines, run_arena
+from .checkpoints import add_run_arguments, run_command, save_command
 from .config import (
     ConfigError,
     DistillConfig,
@@ -80,8 +95,6 @@ def _label_file(labels_dir: str, first: int) -> str:
 def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[str, int, float]:
     """Label games ``first`` to ``first + games - 1`` into one file; returns its path, the decisions in it and the
     CPU seconds the labelling took."""
-    from uno_env.agents.registry import load_agent
-
     cpu0 = time.process_time()
     game, players, rules, teacher, seed, first, games, path = job
     env = importlib.import_module(f"uno_env.{game}_v0").env(num_players=players, rules=rules)
@@ -121,10 +134,9 @@ def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[st
 
 def _read_cpu_seconds(labels_dir: str) -> dict[str, float]:
     """The labelling CPU seconds of each label file, as earlier sessions of the run recorded them ({} if none)."""
-    try:
-        with open(os.path.join(labels_dir, CPU_FILE), encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError):
+    try:  # through the regular-file reader: a pipe or device planted in a run directory is refused, not waited on
+        data = json.loads(read_text(os.path.join(labels_dir, CPU_FILE), "labelling times", MAX_YAML_BYTES))
+    except ValueError:  # missing, not a regular file, too large, not JSON
         return {}
     if not isinstance(data, dict):
         return {}
@@ -140,14 +152,26 @@ def _write_cpu_seconds(labels_dir: str, seconds: dict[str, float]) -> None:
     os.replace(path + ".partial", path)
 
 
+#: what reading a label file that is not whole, not a regular file or crafted can raise (numpy parses a .npy header
+#: with the tokenizer, which raises TokenError or SyntaxError on a header that is not a dict literal)
+_UNREADABLE = (OSError, ValueError, EOFError, KeyError, IndexError, tokenize.TokenError, SyntaxError)
+
+
+@contextmanager
+def _label_arrays(path: str) -> Iterator[Any]:
+    """A label file's arrays (numpy's lazy NpzFile), opened only if it is a regular file of a sane size."""
+    with open_regular(path, "label file", MAX_CHECKPOINT_FILE_BYTES) as fh, np.load(fh, allow_pickle=False) as z:
+        yield z
+
+
 def _read_labels(path: str) -> dict[str, np.ndarray] | None:
     """The arrays of a label file, or None when it is not a whole one (then it is labelled again)."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with _label_arrays(path) as z:
             if set(z.files) != set(LABEL_KEYS):
                 return None
             d = {k: z[k] for k in LABEL_KEYS}
-    except (OSError, ValueError, EOFError):
+    except _UNREADABLE:
         return None
     rows = {len(v) for v in d.values()}
     return d if len(rows) == 1 else None
@@ -155,9 +179,6 @@ def _read_labels(path: str) -> dict[str, np.ndarray] | None:
 
 def label_games(cfg: DistillConfig, labels_dir: str, progress: bool = False) -> dict[str, Any]:
     """Label ``cfg.labels.games`` games into ``labels_dir`` (files already there are kept); returns a summary."""
-    from uno_env._threads import available_cpus
-    from uno_env.config import make_rules
-
     os.makedirs(labels_dir, exist_ok=True)
     lab, env = cfg.labels, cfg.env
     rules = make_rules(env.game, env.num_players, env.rules)
@@ -201,7 +222,7 @@ def label_games(cfg: DistillConfig, labels_dir: str, progress: bool = False) -> 
 def _bar(total: int, done: int, desc: str, progress: bool) -> Any:
     if not progress:
         return None
-    try:
+    try:  # tqdm is in the train extra
         from tqdm import tqdm
     except ImportError:  # pragma: no cover - tqdm is in the train extra
         return None
@@ -217,14 +238,14 @@ def _label_rows(path: str, sampled_only: bool = False) -> int | None:
     """How many decisions a label file holds (reading its smallest arrays only), or None when it is not whole; with
     ``sampled_only``, how many of them the teacher sampled the heuristic's choice at (the ones a fit keeps)."""
     try:
-        with np.load(path, allow_pickle=False) as z:
+        with _label_arrays(path) as z:
             if set(z.files) != set(LABEL_KEYS):
                 return None
             if not sampled_only:
                 return len(z["heur"])
             heur, n = z["heur"], z["n"]
             return int(np.count_nonzero(_heuristic_sampled(n, heur))) if len(heur) else 0
-    except (OSError, ValueError, EOFError, KeyError, IndexError):
+    except _UNREADABLE:
         return None
 
 
@@ -287,25 +308,39 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
     expects the policy's departures from the heuristic to gain).  With ``log_dir`` (and ``cfg.tensorboard``) the
     training loss of every batch and the held-out figures of every epoch go to a TensorBoard log there, against
     the labelled decisions trained on so far."""
-    import torch
-
-    from uno_env.agents.policy import save_policy_files
-    from uno_env.config import make_rules
-    from uno_env.core.game import Game
-
-    from .algorithms.batched_ppo import ActorCritic
+    from .distill_fit import fit_network  # torch: imported only when a policy is fitted
 
     f = cfg.fit
-    if cfg.torch_threads:
-        torch.set_num_threads(cfg.torch_threads)
     fit_seed = cfg.seed if f.seed is None else f.seed
-    torch.manual_seed(fit_seed)
+    data = _fit_data(labels, f.target == "choice")
+    order = np.random.default_rng(fit_seed).permutation(len(data["heur"]))
+    cut = max(1, min(len(order) - 1, int(round(len(order) * (1.0 - f.validation))))) if f.validation else len(order)
+    train_ix, val_ix = order[:cut], (order[cut:] if f.validation else order)
+    rules = make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules)
+    game = Game(rules)
+    weights, epochs, seconds = fit_network(f, game, data, train_ix, val_ix, fit_seed, cfg.torch_threads,
+                                           HELD_OUT_SLICE, log_dir if cfg.tensorboard else None)
     choice = f.target == "choice"
+    meta = {"algorithm": "uno_env.distill", "name": cfg.name, "game": cfg.env.game, "num_players": game.num_players,
+            "rules": rules.to_dict(), "obs_dim": game.obs_dim, "num_actions": game.num_actions,
+            "policy": {"net_arch": list(f.net_arch), "activation": "relu", "obs_transform": "symlog",
+                       "include_mask": True, "advice": "heuristic", "advice_gain": 1.0},
+            "steps": 0, "seed": cfg.seed, "teacher": cfg.labels.teacher, "target": f.target,
+            "margin": None if choice else f.margin, "labelled_decisions": int(len(data["heur"])),
+            "trained_by": command or _bare_command(cfg)}
+    save_policy_files(weights, out_path, meta)
+    departs = float(np.mean(data["teacher"] != data["heur"]))
+    return {"decisions": int(len(data["heur"])), "teacher_departs": departs, "train": int(len(train_ix)),
+            "held_out": int(len(val_ix)) if f.validation else 0, "epochs": epochs, "seconds": round(seconds, 1)}
+
+
+def _fit_data(labels: dict[str, np.ndarray], choice: bool) -> dict[str, np.ndarray]:
+    """The decisions a fit learns from and its targets (``distill_fit.FIT_ARRAYS``): those where the teacher
+    sampled the heuristic's choice (always, unless the search stopped early; labels without sample counts hold only
+    those, as :func:`load_labels` leaves the others out for the choice fit)."""
     if not choice and not {"q", "n"} <= set(labels):
         raise DistillError("the advantage fit needs the labels' win rates and sample counts (q and n)")
     heur = labels["heur"].astype(np.int64, copy=False)
-    # the decisions where the heuristic's choice was sampled (always, unless the search stopped early); labels
-    # without sample counts hold only those (load_labels leaves the others out for the choice fit)
     keep = _heuristic_sampled(labels["n"], heur) if "n" in labels else np.ones(len(heur), bool)
     # the labels are most of the memory a fit takes: no copy of them where none is needed (a million decisions of
     # 4-player dice are 0.77 GB as the choice fit loads them, 1.9 GB with the advantage fit's win rates and counts)
@@ -320,133 +355,13 @@ def fit_policy(cfg: DistillConfig, labels: dict[str, np.ndarray], out_path: str,
         weight = np.where(n > 0, np.minimum(n, n[rows, heur][:, None]), 0.0).astype(np.float32)
         weight[rows, heur] = 0.0
         del n
-    teacher = d["search"].astype(np.int64, copy=False)
-    order = np.random.default_rng(fit_seed).permutation(len(heur))
-    cut = max(1, min(len(order) - 1, int(round(len(order) * (1.0 - f.validation))))) if f.validation else len(order)
-    train_ix = torch.from_numpy(order[:cut])
-    val_ix = torch.from_numpy(order[cut:] if f.validation else order)
-
-    rules = make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules)
-    game = Game(rules)
-    net = ActorCritic(game.obs_dim, game.num_actions, f.net_arch, "relu", "symlog", True, True, "heuristic",
-                      1.0 if choice else 0.0)
-    mask = torch.from_numpy(d["mask"])
-    H = torch.from_numpy(heur)
-    OBS = torch.from_numpy(np.asarray(d["obs"]))  # as loaded (int8 or float32): no copy of the labels
-
-    def inputs(ix: torch.Tensor) -> torch.Tensor:
-        # the network's input built per batch, not for every decision at once (row-wise: the same values either way)
-        return net.features(OBS[ix].float(), mask[ix], H[ix])
-    L, ADV, W = torch.from_numpy(teacher), torch.from_numpy(adv), torch.from_numpy(weight)
-    opt = torch.optim.AdamW(net.parameters(), lr=f.learning_rate, weight_decay=f.weight_decay)
-    batches = f.epochs * -(-len(train_ix) // f.batch_size)
-    # linear: the last batch steps at 1/batches of the rate (it reaches 0 only after the fit)
-    decay = (lambda done: 1.0 - done / batches) if f.lr_schedule == "linear" else (lambda done: 1.0)
-    schedule = torch.optim.lr_scheduler.LambdaLR(opt, decay)
-
-    def loss_of(ix: torch.Tensor) -> torch.Tensor:
-        logits, _ = net.heads(inputs(ix))
-        if choice:
-            return torch.nn.functional.cross_entropy(logits.masked_fill(~mask[ix], -1e9), L[ix])
-        rel = logits - logits.gather(1, H[ix][:, None])
-        return ((rel - ADV[ix]) ** 2 * W[ix]).sum() / W[ix].sum().clamp(min=1e-6)
-
-    def held_out() -> dict[str, float]:
-        """The loss and the departures from the heuristic over the held-out decisions, a slice at a time: one pass
-        over all of them at once held their float32 inputs and every layer's activations (several GB at 4-player
-        UNO Dice's label counts), more than the labels themselves."""
-        sums: dict[str, float] = dict.fromkeys(("loss", "weight", "departs", "wanted", "hit_departs", "hit_wanted",
-                                                "gain"), 0.0)
-        for lo in range(0, len(val_ix), HELD_OUT_SLICE):
-            ix = val_ix[lo:lo + HELD_OUT_SLICE]
-            logits, _ = net.heads(inputs(ix))
-            m, h = mask[ix], H[ix]
-            if choice:
-                masked = logits.masked_fill(~m, -1e9)
-                sums["loss"] += float(torch.nn.functional.cross_entropy(masked, L[ix], reduction="sum"))
-                pred = masked.argmax(-1)
-                departs, wanted, hit = pred != h, L[ix] != h, pred == L[ix]
-                sums["departs"] += int(departs.sum())
-                sums["wanted"] += int(wanted.sum())
-                sums["hit_departs"] += int((hit & departs).sum())
-                sums["hit_wanted"] += int((hit & wanted).sum())
-                continue
-            rel = logits - logits.gather(1, h[:, None])
-            sums["loss"] += float(((rel - ADV[ix]) ** 2 * W[ix]).sum())
-            sums["weight"] += float(W[ix].sum())
-            best, arg = rel.masked_fill(~m | (W[ix] == 0), -1e9).max(-1)
-            gain = ADV[ix].gather(1, arg[:, None]).squeeze(-1)  # the teacher's own estimate of a departure's gain
-            go = best > f.margin
-            sums["departs"] += int(go.sum())
-            sums["gain"] += float(gain[go].sum())
-        total = len(val_ix)
-        if choice:
-            return {"held_out_loss": sums["loss"] / total, "departs": sums["departs"] / total,
-                    "precision": sums["hit_departs"] / max(sums["departs"], 1),
-                    "recall": sums["hit_wanted"] / max(sums["wanted"], 1)}
-        return {"held_out_loss": sums["loss"] / max(sums["weight"], 1e-6), "departs": sums["departs"] / total,
-                "mean_gain": sums["gain"] / sums["departs"] if sums["departs"] else 0.0}
-
-    writer = None
-    if log_dir is not None and cfg.tensorboard:
-        from torch.utils.tensorboard import SummaryWriter
-
-        writer = SummaryWriter(log_dir)
-    t0 = time.time()
-    epochs = []
-    seen = 0
-    try:
-        for epoch in range(f.epochs):
-            shuffled = train_ix[torch.randperm(len(train_ix))]
-            for b in range(0, len(shuffled), f.batch_size):
-                batch = shuffled[b:b + f.batch_size]
-                loss = loss_of(batch)
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                schedule.step()
-                seen += len(batch)
-                if writer is not None:
-                    writer.add_scalar("fit/train_loss", loss.item(), seen)
-            with torch.no_grad():
-                row = {"epoch": epoch + 1, **held_out()}
-            epochs.append(row)
-            print(f"fit epoch {row['epoch']}: " + ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"),
-                  flush=True)
-            if writer is not None:
-                for k, v in row.items():
-                    if k != "epoch":
-                        writer.add_scalar(f"fit/{k}", v, seen)
-                writer.add_scalar("fit/learning_rate", opt.param_groups[0]["lr"], seen)  # the next batch's
-    finally:
-        if writer is not None:
-            writer.close()
-
-    weights = net.export()
-    if not choice:
-        # fitted without the bonus (the regression is of gains relative to the heuristic's choice); played with a
-        # bonus of 1 on that choice and the gains in units of the margin, a predicted gain wins once above the margin
-        weights.weights[-1], weights.biases[-1] = weights.weights[-1] / f.margin, weights.biases[-1] / f.margin
-        weights.advice_gain = 1.0
-    meta = {"algorithm": "uno_env.distill", "name": cfg.name, "game": cfg.env.game, "num_players": game.num_players,
-            "rules": rules.to_dict(), "obs_dim": game.obs_dim, "num_actions": game.num_actions,
-            "policy": {"net_arch": list(f.net_arch), "activation": "relu", "obs_transform": "symlog",
-                       "include_mask": True, "advice": "heuristic", "advice_gain": 1.0},
-            "steps": 0, "seed": cfg.seed, "teacher": cfg.labels.teacher, "target": f.target,
-            "margin": None if choice else f.margin, "labelled_decisions": int(len(heur)),
-            "trained_by": command or _bare_command(cfg)}
-    save_policy_files(weights, out_path, meta)
-    departs = float(np.mean(teacher != heur))
-    return {"decisions": int(len(heur)), "teacher_departs": departs, "train": int(len(train_ix)),
-            "held_out": int(len(val_ix)) if f.validation else 0, "epochs": epochs,
-            "seconds": round(time.time() - t0, 1)}
+    return {"obs": d["obs"], "mask": d["mask"], "heur": heur, "teacher": d["search"].astype(np.int64, copy=False),
+            "adv": adv, "weight": weight}
 
 
 # ---------------------------------------------------------------------------------------------- 3. evaluate
 def evaluate_policy(cfg: DistillConfig, policy_path: str, progress: bool = False) -> dict[str, Any]:
     """The final arena: rows against each baseline and, at 3 or more players, head to head against the heuristic."""
-    from .evaluate import against_baselines, run_arena
-
     ev, env = cfg.evaluation, cfg.env
     t0 = time.time()
     rows = against_baselines(policy_path, ev.opponents, env.game, env.num_players, env.rules, ev.games, ev.seed,
@@ -454,8 +369,6 @@ def evaluate_policy(cfg: DistillConfig, policy_path: str, progress: bool = False
                              duplicate=ev.duplicate)
     out: dict[str, Any] = {"arena": rows}
     if env.num_players > 2:
-        from statistics import NormalDist
-
         z = NormalDist().inv_cdf(0.5 + ev.confidence / 2.0)
         # two agents: a duplicate deal is two games (at 3 or 5 players evaluation.games may be odd; the row says)
         games = ev.games - ev.games % 2 if ev.duplicate else ev.games
@@ -509,16 +422,12 @@ def distill(cfg: DistillConfig, run_dir: str, progress: bool = True, command: st
     """Label, fit and evaluate in ``run_dir``; returns the report.  ``command`` (the command line
     :func:`~uno_env.training.checkpoints.run_command` gives) is what the policy's ``trained_by`` and the report
     name; without it, ``--config`` and the run's name."""
-    import yaml
-
     t0 = time.time()
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, CONFIG_FILE), "w", encoding="utf-8") as fh:
         yaml.safe_dump(_as_dict(cfg), fh, sort_keys=False)
     command_line = command or _bare_command(cfg)
     if command is not None:
-        from .checkpoints import save_command
-
         save_command(run_dir, command)
     labels_dir = os.path.join(run_dir, LABELS_DIR)
     lab = label_games(cfg, labels_dir, progress)
@@ -539,8 +448,6 @@ def _bare_command(cfg: DistillConfig) -> str:
 
 
 def _as_dict(cfg: DistillConfig) -> dict[str, Any]:
-    import dataclasses
-
     return dataclasses.asdict(cfg)
 
 
@@ -592,8 +499,6 @@ def _get(d: dict[str, Any], dotted: str) -> Any:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Command-line options of ``uno-env distill``."""
-    from .checkpoints import add_run_arguments
-
     add_run_arguments(
         parser,
         config_help="distillation config: a packaged config's name (classic4_distill) or a YAML path; without it "
@@ -605,8 +510,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """``uno-env distill``: label, fit, evaluate and write the report; returns the exit status."""
-    from .checkpoints import run_command
-
     try:
         cfg, run_dir = prepare_run(args)
     except (ConfigError, DistillError) as e:

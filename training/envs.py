@@ -15,6 +15,12 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from uno_env.agents.registry import load_agent
+from uno_env.config import make_rules
+from uno_env.core.game import Game
+from uno_env.gym_env import UnoGymEnv
+from uno_env.vector import make_sb3_vec_env
+
 from .config import TrainConfig, config_from_dict, config_to_dict
 from .pool import SNAPSHOT_PREFIX, OpponentPool
 from .selfplay import make_opponent
@@ -89,11 +95,9 @@ class PoolWrapper(gym.Wrapper):
 
 def _make_wrapped_env(cfg_dict: dict, rank: int, seed: int, pool_state: dict):
     """Env ``rank`` (built in whichever process runs it): the Gymnasium env + opponent pool + Monitor."""
+    # Stable-Baselines3 (with torch: the train extra) is imported where its wrappers are built, here and in
+    # make_vec_env: the batched simulator and the pool need neither
     from stable_baselines3.common.monitor import Monitor
-
-    from uno_env.config import make_rules
-    from uno_env.core.game import Game
-    from uno_env.gym_env import UnoGymEnv
 
     cfg = config_from_dict(cfg_dict, validate=False)
     e, o = cfg.env, cfg.opponents
@@ -145,11 +149,6 @@ def _batched_vec_env(cfg: TrainConfig, seed: int):
     per environment, so it cannot draw a new opponent each episode (the config check enforces one baseline and
     ``opponents.selfplay_start: 1.0`` with it).
     """
-    from uno_env.agents.registry import load_agent
-    from uno_env.config import make_rules
-    from uno_env.core.game import Game
-    from uno_env.vector import make_sb3_vec_env
-
     e = cfg.env
     rules = make_rules(e.game, e.num_players, e.rules)
     (name,) = [n for n, w in cfg.opponents.baselines.items() if w > 0]

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from .evaluate import wilson_interval as arena_wilson_interval
+from .intervals import wilson_interval as arena_wilson_interval
 
 __all__ = ["wilson_interval", "verdict", "write_report", "plot_learning_curve", "markdown_report"]
 
@@ -131,7 +131,7 @@ def _assessment(summary: Mapping[str, Any]) -> list[str]:
 def plot_learning_curve(history: Sequence[Mapping[str, Any]], path: str, title: str = "",
                         num_players: int = 2) -> None:
     """Win rate against each baseline over training steps, with interval bands and the even-share line."""
-    import matplotlib
+    import matplotlib  # matplotlib (the train extra) only for the picture; the report's text needs none
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

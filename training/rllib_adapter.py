@@ -32,8 +32,12 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from ray.rllib.utils.typing import MultiAgentDict
 
 import uno_env
+from uno_env.config import make_rules
+from uno_env.core.game import Game
 
-__all__ = ["UnoMultiAgentEnv", "convert_obs", "ENV_CONFIG_KEYS"]
+from .config import RllibTrainConfig
+
+__all__ = ["UnoMultiAgentEnv", "convert_obs", "ENV_CONFIG_KEYS", "env_config", "probe_game"]
 
 ENV_CONFIG_KEYS = ("game", "num_players", "rules", "render_mode")
 
@@ -106,3 +110,13 @@ class UnoMultiAgentEnv(MultiAgentEnv):
     def unwrapped_aec(self):
         """The underlying PettingZoo AEC env (``uno_env.aec.raw_env``)."""
         return self.aec.unwrapped
+
+
+def env_config(cfg: RllibTrainConfig) -> dict[str, Any]:
+    """The ``env_config`` RLlib hands to :class:`UnoMultiAgentEnv`: game, number of players and rules."""
+    return {"game": cfg.env.game, "num_players": cfg.env.num_players, "rules": cfg.env.rules}
+
+
+def probe_game(env_cfg: dict) -> Game:
+    """The compiled game that ``env_cfg`` describes (for its observation and action sizes)."""
+    return Game(make_rules(env_cfg["game"], env_cfg["num_players"], env_cfg["rules"]))

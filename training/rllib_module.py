@@ -16,6 +16,7 @@ import torch
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.rl_module import RLModule
 
+from uno_env.agents.registry import load_agent
 from uno_env.agents.rllib_policy import (  # noqa: F401  (re-exported)
     DEFAULT_MODEL_CONFIG,
     METADATA_FILE,
@@ -26,6 +27,8 @@ from uno_env.agents.rllib_policy import (  # noqa: F401  (re-exported)
     is_rllib_checkpoint,
     load_rllib_agent,
 )
+from uno_env.config import make_rules
+from uno_env.core.game import Game
 
 __all__ = ["MaskedActorCriticModule", "BaselineRLModule", "RllibPolicyAgent", "load_rllib_agent",
            "is_rllib_checkpoint", "find_module_dir", "METADATA_FILE", "DEFAULT_MODEL_CONFIG"]
@@ -43,10 +46,6 @@ class BaselineRLModule(RLModule):
 
     def setup(self):
         """Load the baseline agent named in ``model_config`` for the game it describes."""
-        from uno_env.agents.registry import load_agent
-        from uno_env.config import make_rules
-        from uno_env.core.game import Game
-
         cfg = dict(self.model_config or {})
         self.obs_dim, self.num_actions = _split_obs_space(self.observation_space)
         game = Game(make_rules(cfg.get("game", "classic"), cfg.get("num_players"), cfg.get("rules")))

@@ -12,10 +12,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from uno_env.agents.policy import NumpyPolicyAgent, save_weights
+from uno_env.config import make_rules
+
+from .arena import against_baselines
 from .checkpoints import STATE_FILE, TrainError, check_state, rng_states, save_checkpoint
 from .config import TrainConfig, config_to_dict
 from .envs import broadcast_pool
-from .evaluate import against_baselines
 from .pool import OpponentPool
 
 __all__ = ["RunState", "next_multiple", "show_path"]
@@ -116,7 +119,7 @@ class RunState:
     def start_progress(self, step: int) -> None:
         """Show a progress bar from ``step`` on (with ``progress_bar`` in the config and tqdm installed)."""
         if self.cfg.progress_bar:
-            try:
+            try:  # tqdm is in the train extra: without it, no bar
                 from tqdm import tqdm
             except ImportError:
                 return
@@ -170,8 +173,6 @@ class RunState:
 
     def add_snapshot(self, model, step: int) -> None:
         """Save the current policy as a self-play snapshot and add it to the pool."""
-        from uno_env.agents.policy import save_weights
-
         os.makedirs(os.path.join(self.run_dir, "pool"), exist_ok=True)
         path = os.path.join(self.run_dir, "pool", f"snapshot_{step:012d}.npz")
         save_weights(self.algo.export(model), path, {"name": f"snapshot_{step}", "step": step})
@@ -179,9 +180,6 @@ class RunState:
 
     def learner_agent(self, model, deterministic: bool = True):
         """The current policy as an arena agent."""
-        from uno_env.agents.policy import NumpyPolicyAgent
-        from uno_env.config import make_rules
-
         e = self.cfg.env
         return NumpyPolicyAgent(self.algo.export(model), name="learner", deterministic=deterministic,
                                 game=make_rules(e.game, e.num_players, e.rules))

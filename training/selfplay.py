@@ -65,7 +65,7 @@ except ImportError:  # numpy-only installs can still play snapshots
 
 def export_policy(policy: Any) -> PolicyWeights:
     """The numpy actor of an SB3 (Maskable)ActorCriticPolicy built with :class:`UnoFeatures` (or a flatten)."""
-    import torch.nn as nn
+    import torch.nn as nn  # torch (the train extra): only an SB3 policy, which brings it, is exported here
 
     layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
     acts = {type(m).__name__ for m in policy.mlp_extractor.policy_net if not isinstance(m, nn.Linear)}

@@ -17,7 +17,7 @@ environments, the learning loop, the finish.  The parts live in their own module
 * ``training/run_state.py``: between rollouts, snapshots join the pool, the arena runs against every baseline
   (win rate and interval to TensorBoard and the eval history) and resumable checkpoints are written
   (``training/checkpoints.py``, which also decides what ``--resume`` continues);
-* ``training/evaluate.py`` (the arena) and ``training/report.py`` (``report.md``/``.json``, learning curve).
+* ``training/arena.py`` (the arena) and ``training/report.py`` (``report.md``/``.json``, learning curve).
 
 Run directory ``runs/<name>/``::
 
@@ -41,7 +41,14 @@ import sys
 import time
 
 import numpy as np
+import yaml
 
+from uno_env.agents.policy import save_policy_files
+from uno_env.agents.registry import load_agent
+from uno_env.config import make_rules
+from uno_env.core.game import Game
+
+from .algorithms import get_algorithm
 from .checkpoints import (
     STATE_FILE,
     TrainError,
@@ -53,6 +60,7 @@ from .checkpoints import (
     save_command,
 )
 from .config import ConfigError, TrainConfig, config_to_dict
+from .report import write_report
 
 POLICY_FILE = "policy.zip"
 POLICY_NPZ = "policy.npz"
@@ -94,8 +102,8 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None, command
     """Run (or continue) training, then save the policy, evaluate it and write the report.  ``command`` (the
     command line :func:`~uno_env.training.checkpoints.run_command` gives) is what the report names as the run's;
     without it, ``--config`` and the run's name."""
-    from .algorithms import get_algorithm
-    from .report import write_report
+    # torch, and the run's state (whose environments bring Stable-Baselines3 and torch), are imported once a run
+    # starts: a config error is reported without loading them
     from .run_state import RunState, next_multiple, show_path
 
     algo = get_algorithm(cfg.algorithm)
@@ -205,8 +213,6 @@ def _device_available(torch, device: str) -> bool:
 
 
 def _write_config(cfg: TrainConfig, run_dir: str) -> None:
-    import yaml
-
     with open(os.path.join(run_dir, "config.yaml"), "w", encoding="utf-8") as f:
         yaml.safe_dump(config_to_dict(cfg), f, sort_keys=False)
 
@@ -214,10 +220,6 @@ def _write_config(cfg: TrainConfig, run_dir: str) -> None:
 def _final_agent(policy_path: str, cfg: TrainConfig):
     """The saved policy as the arena plays it: loaded back by path through ``agents.registry`` (the check that
     ``uno-env evaluate`` can load it)."""
-    from uno_env.agents.registry import load_agent
-    from uno_env.config import make_rules
-    from uno_env.core.game import Game
-
     game = Game(make_rules(cfg.env.game, cfg.env.num_players, cfg.env.rules))
     agent = load_agent(policy_path, game, seed=cfg.evaluation.seed)
     agent.deterministic = cfg.evaluation.deterministic
@@ -228,10 +230,6 @@ def _final_agent(policy_path: str, cfg: TrainConfig):
 def save_policy(algo, model, cfg: TrainConfig, run_dir: str, step: int) -> str:
     """``policy.npz`` + ``policy.json`` (pickle-free: the actor's weights and what it was trained for, what
     ``agents.registry.load_agent(path)`` reads by default) and ``policy.zip`` (the trainer's own format)."""
-    from uno_env.agents.policy import save_policy_files
-    from uno_env.config import make_rules
-    from uno_env.core.game import Game
-
     tmp = os.path.join(run_dir, ".policy.tmp.zip")
     algo.save(model, tmp)
     os.replace(tmp, os.path.join(run_dir, POLICY_FILE))

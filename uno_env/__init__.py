@@ -5,6 +5,8 @@ options, the observation layout and the action table of each game.
 """
 from __future__ import annotations
 
+import os
+import sys
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -79,4 +81,40 @@ def _register() -> None:
             )
 
 
+#: subpackages whose sources live outside this folder (pyproject's package-dir: agents/, training/, configs/); an
+#: install puts them inside the package, an editable install maps them
+_MAPPED = ("agents", "training", "configs")
+
+
+def _check_not_shadowing() -> None:
+    """Refuse to run as a source checkout that hides an installed uno-env which has the mapped subpackages.
+
+    Python started in the checkout's root puts the current directory first on ``sys.path``, so ``import uno_env``
+    finds the checkout's ``uno_env/`` (without agents/, training/, configs/) instead of the installed copy, and the
+    first use of an agent would fail far away with "No module named 'uno_env.agents'".
+    """
+    here = os.path.dirname(os.path.abspath(__file__))
+    if os.path.isdir(os.path.join(here, _MAPPED[0])):  # an installed copy holds them itself
+        return
+    import importlib.util
+
+    missing = [name for name in _MAPPED if importlib.util.find_spec(f"{__name__}.{name}") is None]
+    if not missing:  # an editable install maps them
+        return
+    installed = []
+    for entry in sys.path:
+        candidate = os.path.join(os.path.abspath(entry or os.curdir), __name__)
+        if os.path.isdir(os.path.join(candidate, _MAPPED[0])) and not os.path.samefile(candidate, here):
+            installed.append(candidate)
+    if installed:
+        raise ImportError(
+            f"uno_env was imported from the source checkout {here}, not from the installed uno-env at "
+            f"{installed[0]}, which comes later on sys.path (Python puts the current directory first when it "
+            f"starts in the checkout's root, {os.path.dirname(here)}). The checkout's uno_env/ does not contain "
+            f"{', '.join(f'uno_env.{name}' for name in missing)}: their sources are the checkout's top-level "
+            "folders, which only an install maps into the package. Start Python from another directory to use the "
+            "installed copy, or install the checkout in editable mode (pip install -e .) to use the checkout.")
+
+
+_check_not_shadowing()
 _register()

@@ -11,10 +11,11 @@ import os
 import sys
 
 from . import __version__
+from ._files import InputFileError
 
 SUBCOMMANDS = {
     "evaluate": ("uno_env.training.evaluate", "play agents against each other and print win rates with intervals"),
-    "play": ("uno_env.agents.human", "play UNO in the terminal against agents"),
+    "play": ("uno_env.agents.play", "play UNO in the terminal against agents"),
     "train": ("uno_env.training.train", "train a policy with PPO (the batched trainer, or sb3-contrib MaskablePPO)"),
     "distill": ("uno_env.training.distill", "teach the shipped policies' network where a search improves on the "
                 "heuristic (search distillation)"),
@@ -35,6 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nuno-env: interrupted", file=sys.stderr)
         return 130
+    except InputFileError as e:  # a file refused where the subcommand does not catch it: still one line, status 2
+        print(f"uno-env: error: {e}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # the reader went away: nothing more to say; point stdout at devnull so the interpreter's final flush at
         # exit does not raise again (the recipe of the Python docs, "Note on SIGPIPE")

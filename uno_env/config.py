@@ -32,8 +32,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import yaml
 
-from .yaml_io import MAX_BYTES as YAML_MAX_BYTES
-from .yaml_io import YAMLLimitError, load_yaml, short_repr
+from .yaml_io import load_yaml_file, short_repr
 
 if TYPE_CHECKING:  # pragma: no cover
     from uno_env.core.dice_set import DiceSet
@@ -386,7 +385,7 @@ def _check_dice_set_path(spec: OptionSpec, game: str, value: Any) -> str:
             f"rule option {name!r} must be 'default' or a path to a YAML/JSON dice-set file; "
             f"got {short_repr(value)}{tail}"
         )
-    if value != "default" and not os.path.isfile(value):
+    if value != "default" and not os.path.exists(value):  # what is there but not a file: the loader says what
         raise ValueError(
             f"rule option {name!r} must be 'default' or an existing YAML/JSON dice-set file; "
             f"no such file: {short_repr(value)}{tail}"
@@ -578,26 +577,7 @@ class RuleConfig:
         A relative ``dice_set`` path is resolved against the YAML file's directory.
         """
         path = os.fspath(path)
-        try:
-            if os.path.getsize(path) > YAML_MAX_BYTES:
-                raise ValueError(f"rules file {path!r}: the file is {os.path.getsize(path)} bytes; at most "
-                                 f"{YAML_MAX_BYTES} are read")
-            with open(path, encoding="utf-8") as f:
-                text = f.read(YAML_MAX_BYTES + 1)
-        except OSError as e:
-            raise ValueError(f"rules file {path!r}: cannot read it: {e.strerror or e}") from None
-        except UnicodeDecodeError as e:
-            raise ValueError(f"rules file {path!r}: cannot read it: not UTF-8 text (byte "
-                             f"0x{e.object[e.start]:02x} at offset {e.start})") from None
-        try:
-            data = load_yaml(text)
-        except YAMLLimitError as e:
-            raise ValueError(f"rules file {path!r}: refused: {e}") from None
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-            problem = getattr(e, "problem", None) or str(e)
-            raise ValueError(f"rules file {path!r}: malformed YAML{at}: {problem}") from None
+        data = load_yaml_file(path, "rules file")
         if data is None:
             raise ValueError(f"rules file {path!r}: the file is empty; expected a mapping "
                              f"with at least 'game'")
@@ -794,9 +774,8 @@ def _gives_num_players(rules: Any) -> bool:
         return "num_players" in rules
     if _is_yaml_path(rules):
         try:
-            with open(rules, encoding="utf-8") as f:  # already read and checked once by from_yaml
-                data = load_yaml(f.read(YAML_MAX_BYTES + 1))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            data = load_yaml_file(rules, "rules file")  # already read and checked once by from_yaml
+        except ValueError:
             return False
         return isinstance(data, Mapping) and "num_players" in data
     return False

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ._files import MAX_RECORD_BYTES, MAX_YAML_BYTES, InputFileError, read_bytes
 from .config import RuleConfig
 from .yaml_io import is_finite_number
 
@@ -39,8 +40,6 @@ __all__ = ["FORMAT", "VERSION", "RecordError", "GameRecord", "ReplayStep", "save
 
 FORMAT = "uno-env-record"
 VERSION = 2  # 2: UNO Dice plays by die (play_die actions); card games are the same as in 1
-#: records larger than this are refused unread (a 10,000-step game takes about 60 kB)
-MAX_RECORD_BYTES = 16 * 2**20
 _GAMES = ("classic", "pocket", "dice")
 #: the seeds ``reset`` accepts (uno_env.seeding.check_seed)
 _SEED_LIMIT = 2**64
@@ -67,12 +66,9 @@ def _custom_dice_set(game: str, rules: Mapping[str, Any]) -> str | None:
 
 
 def _dice_set_digest(path: str | os.PathLike) -> str:
-    """SHA-256 (hex) of a dice-set file's bytes: what a record keeps to tell that the file has not changed."""
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """SHA-256 (hex) of a dice-set file's bytes: what a record keeps to tell that the file has not changed
+    (:class:`~uno_env._files.InputFileError` if it is not a regular file of a dice set's size)."""
+    return hashlib.sha256(read_bytes(path, "dice set", MAX_YAML_BYTES)).hexdigest()
 
 
 @dataclass
@@ -94,6 +90,15 @@ class GameRecord:
 
     # -- validation ---------------------------------------------------------------------------------
     def _validate(self) -> None:
+        rules = self._validate_game()
+        self._validate_moves()
+        self._validate_agents()
+        self._validate_digest(rules)
+        if self.result is not None:
+            self._validate_result(self.result)
+
+    def _validate_game(self) -> dict[str, Any]:
+        """``game``, ``num_players`` and ``rules``, which must agree and make a valid configuration; the rules."""
         if self.game not in _GAMES:
             raise RecordError(f"record field 'game': expected one of {', '.join(_GAMES)}, got {_short(self.game)}")
         if not _is_int(self.num_players):
@@ -113,13 +118,21 @@ class GameRecord:
             raise RecordError("record field 'rules': a number is too large for its rule option") from None
         except (ValueError, TypeError) as e:
             raise RecordError(f"record field 'rules': {e}") from None
+        return rules
+
+    def _validate_moves(self) -> None:
+        """``seed`` (what ``reset`` accepts) and ``actions`` (integer action ids)."""
         if not _is_int(self.seed) or not 0 <= self.seed < _SEED_LIMIT:
             raise RecordError(f"record field 'seed': expected an integer in [0, 2**64), got {_short(self.seed)}")
-        if not isinstance(self.actions, list) or not all(_is_int(a) for a in self.actions):
-            bad = next((i for i, a in enumerate(self.actions) if not _is_int(a)), None) \
-                if isinstance(self.actions, list) else None
-            where = f" (item {bad} is {_short(self.actions[bad])})" if bad is not None else ""
-            raise RecordError(f"record field 'actions': expected a list of integer action ids{where}")
+        if not isinstance(self.actions, list):
+            raise RecordError("record field 'actions': expected a list of integer action ids")
+        bad = next((i for i, a in enumerate(self.actions) if not _is_int(a)), None)
+        if bad is not None:
+            raise RecordError(f"record field 'actions': expected a list of integer action ids (item {bad} is "
+                              f"{_short(self.actions[bad])})")
+
+    def _validate_agents(self) -> None:
+        """``agents``: none, or one printable name per seat."""
         if not isinstance(self.agents, list) or not all(isinstance(a, str) for a in self.agents) or \
                 len(self.agents) not in (0, self.num_players):
             raise RecordError(f"record field 'agents': expected a list of {self.num_players} agent names "
@@ -129,16 +142,18 @@ class GameRecord:
             if not name.isprintable():
                 raise RecordError(f"record field 'agents': item {i} ({_short(name)}) holds control or other "
                                   "non-printable characters")
+
+    def _validate_digest(self, rules: Mapping[str, Any]) -> None:
+        """``dice_set_sha256``: absent, or the 64 hex digits of the dice-set file a UNO Dice record's rules name."""
         digest = self.dice_set_sha256
-        if digest is not None:
-            if _custom_dice_set(self.game, rules) is None:
-                raise RecordError("record field 'dice_set_sha256': only a UNO Dice record whose rules name a "
-                                  "dice-set file has one")
-            if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
-                raise RecordError(f"record field 'dice_set_sha256': expected 64 lowercase hex digits, got "
-                                  f"{_short(digest)}")
-        if self.result is not None:
-            self._validate_result(self.result)
+        if digest is None:
+            return
+        if _custom_dice_set(self.game, rules) is None:
+            raise RecordError("record field 'dice_set_sha256': only a UNO Dice record whose rules name a "
+                              "dice-set file has one")
+        if not isinstance(digest, str) or len(digest) != 64 or not set(digest) <= _HEX:
+            raise RecordError(f"record field 'dice_set_sha256': expected 64 lowercase hex digits, got "
+                              f"{_short(digest)}")
 
     def _validate_result(self, r: Any) -> None:
         if not isinstance(r, Mapping) or set(r) != {"winner", "rewards", "steps"}:
@@ -168,8 +183,8 @@ class GameRecord:
             return
         try:
             got = _dice_set_digest(path)
-        except OSError as e:
-            raise RecordError(f"dice set {path!r}: cannot read it: {e.strerror or e}") from None
+        except InputFileError as e:
+            raise RecordError(str(e)) from None
         if got != self.dice_set_sha256:
             raise RecordError(f"dice set {path!r} is not the file this game was played with (its SHA-256 is "
                               f"{got[:16]}..., the record's is {self.dice_set_sha256[:16]}...): the file was "
@@ -240,13 +255,9 @@ def load_record(path: str | os.PathLike) -> GameRecord:
     """Read and validate a record; a :class:`RecordError` names what is wrong (format, version, field)."""
     path = os.fspath(path)
     try:
-        size = os.path.getsize(path)
-        if size > MAX_RECORD_BYTES:
-            raise RecordError(f"record {path!r} is {size} bytes; at most {MAX_RECORD_BYTES} are read")
-        with open(path, "rb") as fh:
-            text = fh.read(MAX_RECORD_BYTES + 1)
-    except OSError as e:
-        raise RecordError(f"record {path!r}: cannot read it: {e.strerror or e}") from None
+        text = read_bytes(path, "record", MAX_RECORD_BYTES, pipe_ok=True)  # uno-env replay <(...)
+    except InputFileError as e:
+        raise RecordError(str(e)) from None
     try:
         return GameRecord.from_json(text)
     except RecordError as e:

@@ -34,8 +34,8 @@ from typing import Any
 import numpy as np
 import yaml
 
-from ..yaml_io import MAX_BYTES as YAML_MAX_BYTES
-from ..yaml_io import YAMLLimitError, load_yaml
+from .._files import MAX_YAML_BYTES, read_text
+from ..yaml_io import describe_yaml_error, load_yaml
 from .layout import MAX_DICE
 
 __all__ = [
@@ -250,13 +250,8 @@ def _parse_text(text: str, path: str, suffix: str) -> Any:
             raise ValueError(f"{where}: malformed JSON: {e}") from None
     try:
         return load_yaml(text)
-    except YAMLLimitError as e:
-        raise ValueError(f"{where}: refused: {e}") from None
     except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(e, "problem", None) or str(e)
-        raise ValueError(f"{where}: malformed YAML{at}: {problem}") from None
+        raise ValueError(f"{where}: {describe_yaml_error(e)}") from None
 
 
 def load_dice_set(source: str | os.PathLike = DEFAULT_SOURCE) -> DiceSet:
@@ -283,14 +278,7 @@ def load_dice_set(source: str | os.PathLike = DEFAULT_SOURCE) -> DiceSet:
             f"{where}: unsupported file extension {suffix or '(none)'!r}; "
             f"use .yaml, .yml or .json"
         )
-    if not os.path.isfile(path):
+    if not os.path.exists(path):
         raise ValueError(f"{where}: no such file")
-    try:
-        if os.path.getsize(path) > YAML_MAX_BYTES:
-            raise ValueError(f"{where}: the file is {os.path.getsize(path)} bytes; at most {YAML_MAX_BYTES} are read")
-        with open(path, encoding="utf-8") as f:
-            text = f.read(YAML_MAX_BYTES + 1)
-    except (OSError, UnicodeDecodeError) as e:
-        raise ValueError(f"{where}: cannot read the file: {e}") from None
-    data = _parse_text(text, path, suffix)
+    data = _parse_text(read_text(path, "dice set", MAX_YAML_BYTES), path, suffix)
     return dice_set_from_data(data, path, default_name=Path(path).stem)

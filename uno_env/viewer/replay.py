@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..record import GameRecord, RecordError, load_record, replay
-from .frames import action_text, table_view
+from .frames import log_entry, table_view
 
 
 def _as_record(record: GameRecord | Mapping[str, Any]) -> GameRecord:
@@ -26,25 +26,29 @@ def replay_frames(record: GameRecord | Mapping[str, Any], seat: int | None = Non
     """Yield ``(step, view)`` pairs: ``(None, first table)``, then one per action.
 
     ``record`` is a :class:`~uno_env.record.GameRecord` or its plain-dict form.  ``step`` is
-    ``{"seat": actor, "text": log line}`` plus, when every hand is shown (``seat=None``), ``"action"`` (the id; a
-    seat's view leaves it out because the id of a card given face down would name that card).  Views and log
+    ``{"seat": actor, "text": log line, "events": what else happened}`` (:func:`~uno_env.viewer.frames.log_entry`)
+    plus, when every hand is shown (``seat=None``), ``"action"`` (the id; a seat's view leaves it out because the id
+    of a card given face down would name that card).  Views and log
     lines are what ``seat`` may see.  A record that does not replay raises :class:`~uno_env.record.RecordError`.
     """
     rec = _as_record(record)
     n = rec.num_players
     if seat is not None and not (isinstance(seat, int) and not isinstance(seat, bool) and 0 <= seat < n):
         raise RecordError(f"seat must be a seat number in 0..{n - 1} for this {n}-player game; got {seat!r}")
+    before: dict[str, Any] = {}
     for step in replay(rec):
         game = step.env.game
-        view = table_view(game, step.env.state_dict(), seat)
+        state = step.env.state_dict()
+        view = table_view(game, state, seat)
         if step.agent is None:
+            before = state
             yield None, view
             continue
         actor = step.env.possible_agents.index(step.agent)
-        text = action_text(game, actor, int(step.action or 0), seat, step.action_name)
-        entry: dict[str, Any] = {"seat": actor, "text": text}
+        entry = log_entry(game, actor, int(step.action or 0), before, state, seat, step.action_name)
         if seat is None:
             entry["action"] = step.action
+        before = state
         yield entry, view
 
 
@@ -63,7 +67,7 @@ const DATA = JSON.parse(document.getElementById("uno-data").textContent);
 let index = 0, timer = null;
 const table = document.getElementById("table"), log = document.getElementById("log");
 const counter = document.getElementById("step-counter"), play = document.getElementById("autoplay");
-DATA.steps.forEach((s, i) => log.append(UnoTable.el("li", {text: s.text, "data-step": i + 1})));
+DATA.steps.forEach((s, i) => log.append(UnoTable.logEntry(s, {"data-step": i + 1})));
 function show(i) {
   index = Math.max(0, Math.min(DATA.frames.length - 1, i));
   UnoTable.render(table, DATA.frames[index], DATA.agents);

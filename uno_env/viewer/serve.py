@@ -3,7 +3,10 @@
 One game at a time for one person (a local tool, not a game server).  The page sends an action id; the server
 checks it against the acting seat's mask before it touches the game, plays the other seats, and answers with
 what the person's seat may see (the other hands are reduced to their counts in
-:func:`uno_env.viewer.frames.table_view`).  The legal actions are sent only while the person's seat is to act.
+:func:`uno_env.viewer.frames.table_view`).  The legal actions are sent only while the person's seat is to act,
+each with its id, its section of the action table and the positions in the person's hand of the card (or die) it
+plays or gives, so the page finds a card's moves by id, never by name.  The log holds every seat's actions and
+what followed them (:func:`uno_env.viewer.frames.log_entry`).
 
 Requests: ``GET /`` (the page), ``GET /state``, ``POST /action`` and ``POST /new`` (``Content-Type:
 application/json``; a foreign ``Origin`` is refused, so another site's page cannot play for the person).  Errors
@@ -18,6 +21,7 @@ import json
 import random
 import sys
 import threading
+from collections.abc import Callable
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, NoReturn
@@ -25,8 +29,10 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from ..core.actions import section_of
+from ..core.cards import COLOURS
 from ..seeding import check_seed
-from .frames import action_text, table_view
+from .frames import PLAY_SECTIONS, log_entry, table_view
 from .replay import _asset
 
 MAX_BODY = 4096
@@ -39,15 +45,18 @@ class SessionError(RuntimeError):
 
 
 class _LoggedAgent:
-    """Forwards ``act``/``reset`` to an agent and logs each choice, so the page can show the other seats' moves."""
+    """Forwards ``act``/``reset`` to an agent and logs each choice, so the page can show the other seats' moves.
 
-    def __init__(self, agent: Any, seat: int, log: list[tuple[int, int]]):
-        self.agent, self.seat, self.log = agent, seat, log
+    ``note(seat, action)`` is called before the environment applies the action, so it can keep the state the
+    action is taken from."""
+
+    def __init__(self, agent: Any, seat: int, note: Callable[[int, int], None]):
+        self.agent, self.seat, self.note = agent, seat, note
         self.name = getattr(agent, "name", type(agent).__name__)
 
     def act(self, observation, action_mask=None):
         action = int(self.agent.act(observation, action_mask))
-        self.log.append((self.seat, action))
+        self.note(self.seat, action)
         return action
 
     @property
@@ -58,7 +67,7 @@ class _LoggedAgent:
     def act_from_state(self, state):
         """Forward to a searching agent's ``act_from_state`` and log the choice."""
         action = int(self.agent.act_from_state(state))
-        self.log.append((self.seat, action))
+        self.note(self.seat, action)
         return action
 
     def reset(self, seed=None):
@@ -89,7 +98,8 @@ class PlaySession:
                              f"got {len(names)}")
         if seed is not None:
             seed = check_seed(seed, "seed")
-        self._log: list[tuple[int, int]] = []
+        # (seat, action, state row it was taken from): the actions since the page last got the log
+        self._pending: list[tuple[int, int, np.ndarray]] = []
         others = [s for s in range(n) if s != seat]
         loaded = [load_opponent(name, self.game) for name in names]
         for name, agent in zip(names, loaded):
@@ -97,7 +107,7 @@ class PlaySession:
                 # it would read the server's own stdin: at its first turn the game would hang or fail
                 raise ValueError(f"opponent {name if isinstance(name, str) else agent!r} plays from a terminal and "
                                  "cannot be an opponent in the browser; choose an agent that plays by itself")
-        agents = [_LoggedAgent(agent, s, self._log) for agent, s in zip(loaded, others)]
+        agents = [_LoggedAgent(agent, s, self._note) for agent, s in zip(loaded, others)]
         self.env = UnoGymEnv(game, num_players=num_players, rules=self.game.rules, opponents=agents,
                              learner_seat=seat, illegal_action="raise")
         self.seat = seat
@@ -107,7 +117,7 @@ class PlaySession:
         self._games = 0
         self._lock = threading.Lock()
         self._broken: str | None = None
-        self._lines: list[str] = []
+        self._lines: list[dict[str, Any]] = []
         self._reward = 0.0
         self.new_game()
 
@@ -115,7 +125,7 @@ class PlaySession:
         """Deal the next game (seeds follow on from ``seed``) and return the person's view of it; a
         :class:`SessionError` if an agent raised while playing up to the person's first turn."""
         with self._lock:
-            self._log.clear()
+            self._pending.clear()
             self._lines = []
             self._reward = 0.0
             self._broken = None
@@ -129,14 +139,26 @@ class PlaySession:
             return self._view()
 
     def _stop(self, exc: Exception) -> NoReturn:
-        self._log.clear()
+        self._pending.clear()
         self._broken = f"the game stopped: an agent failed ({type(exc).__name__}: {exc})"[:300]
         raise SessionError(f"{self._broken}; start a new game") from exc
 
+    def _note(self, seat: int, action: int) -> None:
+        self._pending.append((seat, action, self.env.aec.game_view.row))
+
     def _flush_log(self) -> None:
-        for actor, action in self._log:
-            self._lines.append(action_text(self.game, actor, action, self.seat))
-        self._log.clear()
+        """Turn the actions taken since the last flush into log entries, each with the events that followed it."""
+        rows = [row for _, _, row in self._pending] + [self.env.aec.game_view.row]
+        views = [self.game.view_dict(row) for row in rows]
+        # a deal that ended before the person's first turn is replaced (UnoGymEnv.reset): its moves are not this
+        # game's; each action adds one decision, so a break in the count marks the new deal
+        start = max((i + 1 for i in range(len(self._pending)) if views[i + 1]["turns"] != views[i]["turns"] + 1),
+                    default=0)
+        for i in range(start, len(self._pending)):
+            seat, action, row = self._pending[i]
+            self._lines.append(log_entry(self.game, seat, action, views[i], views[i + 1], self.seat,
+                                         self.game.describe_action(action, row)))
+        self._pending.clear()
 
     def act(self, action: Any) -> dict[str, Any]:
         """Play ``action`` (an int id) for the person; a ``ValueError`` says why it was refused."""
@@ -150,8 +172,7 @@ class PlaySession:
                 raise ValueError("the game is over; start a new game")
             if not 0 <= action < self.game.num_actions or not mask[action]:
                 raise ValueError(f"action {action} is not legal now")
-            self._lines.append(action_text(self.game, self.seat, action, self.seat, self.game.describe_action(
-                action, self.env.aec.game_view.row)))
+            self._note(self.seat, action)
             try:
                 _, reward, _, _, _ = self.env.step(action)
             except Exception as exc:
@@ -172,61 +193,98 @@ class PlaySession:
     def _view(self) -> dict[str, Any]:
         # the shared mask is the acting seat's: sent on anyone else's turn it would tell what they hold
         legal: Any = np.flatnonzero(self.env.action_masks()) if self._persons_turn() else []
-        d = self.env.aec.state_dict()
+        row = self.env.aec.game_view.row
+        d = self.game.view_dict(row)
+        table = table_view(self.game, d, self.seat)
+        moves = [self._move(int(i), row, d, table) for i in legal]
         return {
-            "table": table_view(self.game, d, self.seat),
-            "legal": [{"id": int(i), "name": self.game.describe_action(int(i), self.env.aec.game_view.row)}
-                      for i in legal],
-            "log": list(self._lines),
+            "table": table,
+            "legal": moves,
+            "prompt": self._prompt(d, moves),
+            "log": [dict(entry) for entry in self._lines],
             "names": self.names,
             "reward": self._reward,
             "error": self._broken,
         }
 
+    def _move(self, action: int, row: np.ndarray, d: dict[str, Any], table: dict[str, Any]) -> dict[str, Any]:
+        """One legal action for the page: ``id``, ``name``, ``section``, a button ``label`` and, for a play or a
+        give, ``cards``: the positions in the person's hand (``table["hands"][seat]["cards"]``) it may take."""
+        section, index = section_of(action, self.game.num_kinds, self.game.num_dice)
+        move: dict[str, Any] = {"id": action, "name": self.game.describe_action(action, row), "section": section}
+        hand = table["hands"][self.seat]
+        if section in ("play_die", "play_die_uno"):
+            move["cards"] = [hand["dice"].index(index)]
+        elif section in PLAY_SECTIONS or section == "give":
+            kinds = [self.game.kinds.index(card) for card in hand["cards"]]
+            move["cards"] = [i for i, kind in enumerate(kinds) if kind == index]
+        move["label"] = self._label(section, index, d, move["name"])
+        return move
 
-PLAY_SCRIPT = r"""
-"use strict";
-const table = document.getElementById("table"), log = document.getElementById("log");
-const actions = document.getElementById("actions"), error = document.getElementById("error");
-async function call(path, body) {
-  const r = await fetch(path, body === undefined ? {} : {method: "POST", headers: {"Content-Type": "application/json"},
-                                                        body: JSON.stringify(body)});
-  const data = await r.json();
-  if (!r.ok) { error.textContent = data.error || `error ${r.status}`; return; }
-  error.textContent = data.error || ""; show(data);
-}
-function show(s) {
-  const plays = new Map(s.legal.filter(a => a.name.startsWith("play ") && !a.name.endsWith(" + UNO"))
-                                 .map(a => [a.name.slice(5), a.id]));
-  UnoTable.render(table, s.table, s.names, (name, button) => {
-    if (s.table.hands[s.table.viewer] && plays.has(name)) {
-      button.classList.add("legal"); button.onclick = () => call("/action", {action: plays.get(name)});
-    } else button.disabled = true;
-  });
-  actions.replaceChildren();
-  for (const a of s.legal) {
-    if (plays.has(a.name.slice(5)) && a.name.startsWith("play ") && !a.name.endsWith(" + UNO")) continue;
-    const b = UnoTable.el("button", {text: a.name, "data-action": a.id});
-    b.onclick = () => call("/action", {action: a.id}); actions.append(b);
-  }
-  log.replaceChildren(...s.log.map(t => UnoTable.el("li", {text: t})));
-  if (log.lastChild) log.lastChild.scrollIntoView({block: "nearest"});
-}
-document.getElementById("new-game").onclick = () => call("/new", {});
-call("/state");
-"""
+    def _label(self, section: str, index: int, d: dict[str, Any], name: str) -> str:
+        item = "die" if self.game.name == "dice" else "card"
+        if section == "colour":
+            return COLOURS[index]
+        if section == "swap":
+            other = (self.seat + index + 1) % self.game.num_players
+            return f"swap hands with player_{other} ({len(d['hands'][other])} {item}s)"
+        labels = {"draw": f"draw a {item}", "keep": f"keep the drawn {item}", "accept": f"accept: draw "
+                  f"{d['pending_draw']}", "challenge": "challenge it", "pass": "pass", "reroll": "reroll your dice"}
+        return labels.get(section, name)
+
+    def _prompt(self, d: dict[str, Any], moves: list[dict[str, Any]]) -> str:
+        """What the person is asked to do now, in words."""
+        if self._broken is not None or d["done"]:
+            return f"The game {'stopped' if self._broken is not None else 'is over'}: start a new game."
+        if not moves:
+            return f"player_{d['current_seat']} is to act."
+        return _ask(self.game.name, self.seat, d, {m["section"] for m in moves})
+
+
+def _ask(game: str, seat: int, d: dict[str, Any], sections: set[str]) -> str:
+    """The prompt of the person's decision in phase ``d["phase"]`` with legal actions of these ``sections``."""
+    item = "die" if game == "dice" else "card"
+    plays = bool(sections & set(PLAY_SECTIONS))
+    phase = d["phase"]
+    if phase == "pending draw":
+        answers = ["accept it", "challenge it" if "challenge" in sections else "",
+                   "stack a highlighted draw card on it" if plays else ""]
+        return (f"A penalty of {d['pending_draw']} {item}s is aimed at you: " + " or ".join(a for a in answers if a)
+                + ".")
+    if phase == "drawn":
+        got = f"You drew {d['drawn']}" if d["drawn"] else f"You drew a {item}"
+        return got + (": play it (highlighted) or keep it." if plays else ": keep it.")
+    fixed = {
+        "choose colour": "Choose the colour of your wild.",
+        "give": f"Wild Dip Into Deck: click the card to give to player_{(seat + d['direction']) % len(d['hands'])}.",
+        "swap": "Choose whom to swap hands with.",
+        "jump-in": f"Jump in: play your {d['top']} out of turn, or pass." if plays
+                   else f"You hold no {d['top']} to jump in with: pass.",
+        "rerolled": "After the reroll: play a highlighted die, or draw one." if plays else "After the reroll: draw.",
+    }
+    if phase in fixed:
+        return fixed[phase]
+    verbs = [f"play a highlighted {item}"] if plays else []
+    verbs += [word for word in ("reroll", "draw") if word in sections]
+    return "Your turn: " + " or ".join(verbs) + "."
+
 
 PLAY_PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>UNO: play</title><style>{css}</style></head>
 <body><main>
 <section>
   <div id="table" class="felt"></div>
-  <div class="controls"><span>other moves:</span><span id="actions"></span></div>
   <div class="controls"><button id="new-game">new game</button><span id="error" class="error"></span></div>
-  <p class="status">Click a highlighted card to play it.</p>
 </section>
 <aside><h1>Action log</h1><ol id="log"></ol></aside>
 </main>
+<div id="turn" class="turn">
+  <p id="prompt" class="prompt"></p>
+  <div id="uno-choice" class="uno-choice" hidden><span id="uno-question"></span>
+    <button id="uno-call">call UNO and play it</button><button id="uno-skip">play it without calling UNO</button>
+    <button id="uno-cancel">cancel</button></div>
+  <div id="actions" class="actions"></div>
+</div>
 <script>{table_js}</script>
 <script>{script}</script>
 </body></html>
@@ -382,9 +440,9 @@ class _Server(ThreadingHTTPServer):
 
 def make_server(session: PlaySession, port: int = 8000) -> ThreadingHTTPServer:
     """An HTTP server for ``session`` on 127.0.0.1:``port`` (0: a free port; read ``server.server_address``)."""
-    table_js = _asset("table.js")
-    page = PLAY_PAGE.format(css=_asset("table.css"), table_js=table_js, script=PLAY_SCRIPT).encode()
-    return _Server(("127.0.0.1", port), _handler(session, page, _csp((table_js, PLAY_SCRIPT))))
+    table_js, play_js = _asset("table.js"), _asset("play.js")
+    page = PLAY_PAGE.format(css=_asset("table.css"), table_js=table_js, script=play_js).encode()
+    return _Server(("127.0.0.1", port), _handler(session, page, _csp((table_js, play_js))))
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
