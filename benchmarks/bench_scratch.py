@@ -31,6 +31,38 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 OPPONENTS = ("greedy", "heuristic")
 
+#: every ablation is its recipe shortened to 5M steps (the learning rate then decays to 0 at 5M), evaluated and
+#: snapshotted every 500k steps
+SHORT = ("total_steps=5000000", "evaluation.every=500000", "opponents.snapshot_every=500000")
+_BEFORE = ("policy.activation=tanh", "ppo.learning_rate=3e-4", "ppo.lr_schedule=constant",
+           "opponents.baselines={greedy: 1.0}", "opponents.selfplay_start=1.0")
+#: the ablations of docs/learning-from-scratch.md (``--ablations``): (config, tag, the factor it varies, its
+#: overrides after SHORT, seeds); its runs are ``CONFIG_TAG_seedS``.  Three seeds for the factors that matter, one
+#: seed for a screen.
+ABLATIONS: tuple[tuple[str, str, str, tuple[str, ...], tuple[int, ...]], ...] = (
+    ("classic_scratch", "5m", "the recipe", (), (0, 1, 2)),
+    ("classic_scratch", "5m_tanh", "activation", ("policy.activation=tanh",), (0, 1, 2)),
+    ("classic_scratch", "5m_greedy_only", "opponents", ("opponents.baselines={greedy: 1.0}",
+                                                        "opponents.selfplay_start=1.0"), (0, 1, 2)),
+    ("classic_scratch", "5m_lr3e-4", "learning rate", ("ppo.learning_rate=3e-4", "ppo.lr_schedule=constant"),
+     (0, 1, 2)),
+    ("classic_scratch", "5m_no_snapshots", "opponents", ("opponents.selfplay_start=1.0",), (0, 1, 2)),
+    ("classic_scratch", "5m_before", "activation, learning rate, opponents", _BEFORE, (0, 1, 2)),
+    # behaviour cloning of the heuristic all along (no policy gradient): what the tanh network can represent
+    ("classic_scratch", "imitation_tanh", "activation", ("total_steps=1000000", "ppo.imitation_steps=1000000000",
+                                                         *_BEFORE), (0, 1, 2)),
+    ("pocket_scratch", "5m", "the recipe", (), (0,)),
+    ("pocket_scratch", "5m_tanh", "activation", ("policy.activation=tanh",), (0,)),
+    ("dice_scratch", "5m", "the recipe", (), (0,)),
+    ("dice_scratch", "5m_tanh", "activation", ("policy.activation=tanh",), (0,)),
+    ("classic_scratch", "5m_gamma099", "value target", ("ppo.gamma=0.99",), (0,)),
+    ("classic_scratch", "5m_points", "value target", ("env.rules={reward: points}",), (0,)),
+    ("classic_scratch", "5m_obs_raw", "observation", ("policy.obs_transform=none",), (0,)),
+    ("classic_scratch", "5m_net256", "network size", ("policy.net_arch=[256, 256]",), (0,)),
+    ("classic_scratch", "5m_big_batch", "value target", ("env.n_envs=1024", "ppo.batch_size=16384"), (0,)),
+    ("classic_scratch", "5m_ent003", "entropy", ("ppo.ent_coef=0.003",), (0,)),
+)
+
 
 def run_name(config: str, seed: int, tag: str = "") -> str:
     """The run directory's name of ``config`` (a packaged name or a YAML path) trained with ``seed`` (``tag``: a
@@ -48,18 +80,41 @@ def train_command(config: str, seed: int, runs_dir: str, overrides: list[str], r
     return cmd + (["--resume"] if resume else [])
 
 
-def ensure_run(config: str, seed: int, args: argparse.Namespace) -> Path:
-    """The finished run of ``config`` with ``seed``: trained (or resumed) unless its report exists."""
-    run_dir = Path(args.runs_dir) / run_name(config, seed, args.tag)
+def ensure_run(config: str, seed: int, args: argparse.Namespace, tag: str = "", overrides: list[str] | None = None
+               ) -> Path:
+    """The finished run of ``config`` with ``seed`` (``tag`` and ``overrides``: a variant of it): trained (or
+    resumed) unless its report exists."""
+    run_dir = Path(args.runs_dir) / run_name(config, seed, tag)
     if (run_dir / "report.json").is_file():
         return run_dir
     if args.collect:
         raise SystemExit(f"bench_scratch: {run_dir} has no report.json (run it without --collect)")
     resume = (run_dir / "checkpoints").is_dir()
-    cmd = train_command(config, seed, args.runs_dir, args.set, resume, args.tag)
+    cmd = train_command(config, seed, args.runs_dir, list(overrides or []), resume, tag)
     print("$ " + " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True)
     return run_dir
+
+
+def ablation_names() -> list[str]:
+    """The names of the ablations, ``CONFIG_TAG`` (their runs' names without the seed)."""
+    return [f"{config}_{tag}" for config, tag, *_ in ABLATIONS]
+
+
+def run_ablations(names: list[str], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The ablations ``names`` (all of them if empty), each trained per seed (or read back) and summarised."""
+    table = dict(zip(ablation_names(), ABLATIONS))
+    unknown = [n for n in names if n not in table]
+    if unknown:
+        raise SystemExit(f"bench_scratch: unknown ablation {', '.join(unknown)}; known: {', '.join(table)}")
+    results = []
+    for name in names or list(table):
+        config, tag, factor, overrides, seeds = table[name]
+        sets = [*SHORT, *overrides]
+        res = summarise(config, [ensure_run(config, s, args, tag, sets) for s in seeds], tag, sets)
+        res["factor"] = factor
+        results.append(res)
+    return results
 
 
 def run_curve(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -155,6 +210,46 @@ def plot(results: list[dict[str, Any]], path: str) -> None:
     os.replace(tmp, path)
 
 
+def plot_ablations(results: list[dict[str, Any]], path: str) -> None:
+    """One panel per variant: its win rate against greedy over steps (median of its seeds, the band from the lowest
+    to the highest) beside its recipe's at the same length (the tag ``5m`` of the same config), when that ran."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bases = {r["config"]: r for r in results if r.get("tag") == "5m"}
+    variants = [r for r in results if r.get("tag") != "5m"] or results
+    cols = min(3, len(variants))
+    rows = -(-len(variants) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 3.3 * rows), dpi=100, squeeze=False)
+    for ax, res in zip(axes.flat, variants):
+        base = bases.get(res["config"])
+        pairs = [(res, "tab:red")] if base is None or base is res else [(base, "grey"), (res, "tab:red")]
+        for r, colour in pairs:
+            pts = [m for m in r["median"] if "greedy" in m]
+            if not pts:
+                continue
+            xs = [m["step"] / 1e6 for m in pts]
+            ax.plot(xs, [100 * m["greedy"]["median"] for m in pts], color=colour, marker="o", ms=2,
+                    label=f"{r.get('tag') or r['config']} ({len(r['runs'])} seed{'s' if len(r['runs']) > 1 else ''})")
+            ax.fill_between(xs, [100 * m["greedy"]["min"] for m in pts], [100 * m["greedy"]["max"] for m in pts],
+                            color=colour, alpha=0.2)
+        ax.axhline(100 / res["num_players"], color="black", ls="--", lw=0.8)
+        ax.set_title(f"{res['game']}: {res.get('factor', '')} ({res.get('tag', '')})", fontsize=9)
+        ax.set_xlabel("training steps (millions)")
+        ax.set_ylabel("win rate against greedy (%)")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", fontsize=7)
+    for ax in list(axes.flat)[len(variants):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp)
+    plt.close(fig)
+    os.replace(tmp, path)
+
+
 def print_table(res: dict[str, Any]) -> None:
     print(f"\n{label_of(res)}: {res['game']}, {res['num_players']} players, {len(res['runs'])} seeds")
     print(f"{'steps':>12} {'wall min':>9} {'cpu min':>8}  " + "  ".join(f"{'vs ' + o + ' median [min, max]':>30}"
@@ -165,15 +260,18 @@ def print_table(res: dict[str, Any]) -> None:
         cpu = f"{m['cpu_s'] / 60:8.1f}" if "cpu_s" in m else " " * 8
         print(f"{m['step']:>12,} {m['wall_s'] / 60:9.1f} {cpu}  " + "  ".join(cells))
     for r in res["runs"]:
-        cells = ", ".join(f"{a['opponent']} {100 * a['win_rate']:.1f}% [{100 * a['ci_low']:.1f}, "
+        final = ", ".join(f"{a['opponent']} {100 * a['win_rate']:.1f}% [{100 * a['ci_low']:.1f}, "
                           f"{100 * a['ci_high']:.1f}] ({a['games']:,} games)" for a in r["final_arena"])
         cpu = f", {r['train_cpu_s'] / 60:.1f} CPU min" if r.get("train_cpu_s") is not None else ""
-        print(f"  seed {r['seed']}: final arena {cells}; trained {r['train_wall_s'] / 60:.1f} min wall{cpu}")
+        print(f"  seed {r['seed']}: final arena {final}; trained {r['train_wall_s'] / 60:.1f} min wall{cpu}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--configs", nargs="+", required=True, help="training configs: packaged names or YAML paths")
+    what = ap.add_mutually_exclusive_group(required=True)
+    what.add_argument("--configs", nargs="+", help="training configs: packaged names or YAML paths")
+    what.add_argument("--ablations", nargs="*", metavar="NAME",
+                      help=f"the ablations (all if none is named; seeds as listed): {', '.join(ablation_names())}")
     ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
     ap.add_argument("--runs-dir", default="runs/scratch", help="where the runs are trained (default runs/scratch)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
@@ -186,7 +284,11 @@ def main(argv: list[str] | None = None) -> int:
     if any(s < 0 for s in args.seeds):
         ap.error("--seeds must be non-negative")
     t0 = time.time()
-    results = [summarise(c, [ensure_run(c, s, args) for s in args.seeds], args.tag, args.set) for c in args.configs]
+    if args.ablations is not None:
+        results = run_ablations(args.ablations, args)
+    else:
+        results = [summarise(c, [ensure_run(c, s, args, args.tag, args.set) for s in args.seeds], args.tag, args.set)
+                   for c in args.configs]
     for res in results:
         print_table(res)
     if args.json:
@@ -195,7 +297,7 @@ def main(argv: list[str] | None = None) -> int:
                "cpus": os.cpu_count(), "load_average_end": os.getloadavg()[0], "results": results}
         Path(args.json).write_text(json.dumps(doc, indent=1) + "\n")
     if args.plot:
-        plot(results, args.plot)
+        (plot_ablations if args.ablations is not None else plot)(results, args.plot)
     return 0
 
 

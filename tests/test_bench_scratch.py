@@ -67,3 +67,38 @@ def test_a_seed_is_trained_then_collected(tmp_path, capsys):
     assert bench.main([*common, "--collect"]) == 0  # read back, not trained again
     with pytest.raises(SystemExit, match="no report.json"):
         bench.main([*common[:3], "4", *common[4:], "--collect"])
+
+
+def test_every_ablation_is_a_valid_config_that_changes_its_recipe():
+    from uno_env.training.config import config_to_dict, load_config
+
+    bench = _bench()
+    names = bench.ablation_names()
+    assert len(set(names)) == len(names) and "classic_scratch_5m_tanh" in names
+    for config, tag, _factor, overrides, seeds in bench.ABLATIONS:
+        cfg = load_config(config, [*bench.SHORT, *overrides])
+        assert cfg.policy.advice == "none" and cfg.ppo.kickstart_coef == 0 and seeds
+        assert cfg.total_steps == (1_000_000 if tag.startswith("imitation") else 5_000_000)
+        if tag != "5m":  # a variant differs from its recipe at the same length
+            assert config_to_dict(cfg) != config_to_dict(load_config(config, list(bench.SHORT))), tag
+    with pytest.raises(SystemExit, match="unknown ablation classic_scratch_huge; known: classic_scratch_5m"):
+        bench.main(["--ablations", "classic_scratch_huge"])
+
+
+def test_ablations_are_read_back_and_plotted_beside_their_recipe(tmp_path, monkeypatch):
+    bench = _bench()
+    monkeypatch.setattr(bench, "SHORT", ("total_steps=4096", "evaluation.every=2048", "evaluation.games=10",
+                                         "evaluation.final_games=10", "evaluation.opponents=[greedy]"))
+    monkeypatch.setattr(bench, "ABLATIONS", (("smoke_batched", "5m", "the recipe", (), (0,)),
+                                             ("smoke_batched", "wide", "network size",
+                                              ("policy.net_arch=[32]",), (0, 1))))
+    runs, png = tmp_path / "runs", tmp_path / "a.png"
+    assert bench.main(["--ablations", "--runs-dir", str(runs), "--plot", str(png)]) == 0
+    assert sorted(p.name for p in runs.iterdir()) == ["smoke_batched_5m_seed0", "smoke_batched_wide_seed0",
+                                                      "smoke_batched_wide_seed1"]
+    out = tmp_path / "a.json"
+    assert bench.main(["--ablations", "smoke_batched_wide", "--collect", "--runs-dir", str(runs), "--json",
+                       str(out)]) == 0
+    (res,) = json.loads(out.read_text())["results"]
+    assert res["factor"] == "network size" and len(res["runs"]) == 2 and "policy.net_arch=[32]" in res["overrides"]
+    assert png.stat().st_size > 0
