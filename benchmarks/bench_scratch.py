@@ -43,14 +43,14 @@ ABLATIONS: tuple[tuple[str, str, str, tuple[str, ...], tuple[int, ...]], ...] = 
     ("classic_scratch", "5m", "the recipe", (), (0, 1, 2)),
     ("classic_scratch", "5m_tanh", "activation", ("policy.activation=tanh",), (0, 1, 2)),
     ("classic_scratch", "5m_greedy_only", "opponents", ("opponents.baselines={greedy: 1.0}",
-                                                        "opponents.selfplay_start=1.0"), (0, 1, 2)),
+                                                        "opponents.selfplay_start=1.0"), (0,)),
     ("classic_scratch", "5m_lr3e-4", "learning rate", ("ppo.learning_rate=3e-4", "ppo.lr_schedule=constant"),
      (0, 1, 2)),
-    ("classic_scratch", "5m_no_snapshots", "opponents", ("opponents.selfplay_start=1.0",), (0, 1, 2)),
+    ("classic_scratch", "5m_no_snapshots", "opponents", ("opponents.selfplay_start=1.0",), (0,)),
     ("classic_scratch", "5m_before", "activation, learning rate, opponents", _BEFORE, (0, 1, 2)),
     # behaviour cloning of the heuristic all along (no policy gradient): what the tanh network can represent
     ("classic_scratch", "imitation_tanh", "activation", ("total_steps=1000000", "ppo.imitation_steps=1000000000",
-                                                         *_BEFORE), (0, 1, 2)),
+                                                         *_BEFORE), (0,)),
     ("pocket_scratch", "5m", "the recipe", (), (0,)),
     ("pocket_scratch", "5m_tanh", "activation", ("policy.activation=tanh",), (0,)),
     ("dice_scratch", "5m", "the recipe", (), (0,)),
@@ -111,7 +111,7 @@ def run_ablations(names: list[str], args: argparse.Namespace) -> list[dict[str, 
     for name in names or list(table):
         config, tag, factor, overrides, seeds = table[name]
         sets = [*SHORT, *overrides]
-        res = summarise(config, [ensure_run(config, s, args, tag, sets) for s in seeds], tag, sets)
+        res = summarise(config, [ensure_run(config, s, args, tag, sets) for s in args.seeds or seeds], tag, sets)
         res["factor"] = factor
         results.append(res)
     return results
@@ -272,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     what.add_argument("--configs", nargs="+", help="training configs: packaged names or YAML paths")
     what.add_argument("--ablations", nargs="*", metavar="NAME",
                       help=f"the ablations (all if none is named; seeds as listed): {', '.join(ablation_names())}")
-    ap.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    ap.add_argument("--seeds", nargs="+", type=int,
+                    help="the seeds of every config (default 0 1 2) or ablation (default: its own, in ABLATIONS)")
     ap.add_argument("--runs-dir", default="runs/scratch", help="where the runs are trained (default runs/scratch)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a config override for every run (as uno-env train --set)")
@@ -281,14 +282,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write the plot here (.png)")
     args = ap.parse_args(argv)
-    if any(s < 0 for s in args.seeds):
+    if args.seeds is not None and any(s < 0 for s in args.seeds):
         ap.error("--seeds must be non-negative")
     t0 = time.time()
     if args.ablations is not None:
         results = run_ablations(args.ablations, args)
     else:
-        results = [summarise(c, [ensure_run(c, s, args, args.tag, args.set) for s in args.seeds], args.tag, args.set)
-                   for c in args.configs]
+        results = [summarise(c, [ensure_run(c, s, args, args.tag, args.set) for s in args.seeds or (0, 1, 2)],
+                             args.tag, args.set) for c in args.configs]
     for res in results:
         print_table(res)
     if args.json:
