@@ -266,6 +266,77 @@ def print_table(res: dict[str, Any]) -> None:
         print(f"  seed {r['seed']}: final arena {final}; trained {r['train_wall_s'] / 60:.1f} min wall{cpu}")
 
 
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _final(res: dict[str, Any], opponent: str) -> list[dict[str, Any]]:
+    """Each seed's final arena row against ``opponent``."""
+    return [a for r in res["runs"] for a in r["final_arena"] if a["opponent"] == opponent]
+
+
+def _final_median(res: dict[str, Any], opponent: str) -> str:
+    rows = _final(res, opponent)
+    if not rows:
+        return ""
+    rates = [a["win_rate"] for a in rows]
+    if len(rows) == 1:
+        return f"{_pct(rates[0])} [{100 * rows[0]['ci_low']:.1f}, {100 * rows[0]['ci_high']:.1f}]"
+    return f"{_pct(statistics.median(rates))} ({_pct(min(rates))} .. {_pct(max(rates))})"
+
+
+def flattens_at(res: dict[str, Any], opponent: str = "greedy", within: float = 0.02) -> int | None:
+    """The first evaluation step from which the median curve against ``opponent`` stays within ``within`` of its
+    final level (the mean of its last three evaluations; 0.02 is about the interval of one evaluation of 2,000
+    games): where the curve flattens.  None when it has no evaluations."""
+    pts = [(m["step"], m[opponent]["median"]) for m in res["median"] if opponent in m]
+    if not pts:
+        return None
+    end = statistics.fmean(v for _, v in pts[-3:])
+    step = None
+    for s, v in reversed(pts):
+        if abs(v - end) > within:
+            break
+        step = s
+    return step
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The results of ``doc`` (this script's JSON) as a markdown table: the recipes' final arenas and training
+    times, or the ablations beside their recipe."""
+    results = doc["results"]
+    if any("factor" in r for r in results):
+        bases = {r["config"]: r for r in results if r.get("tag") == "5m"}
+        lines = ["| game | factor | variant | overrides | seeds | vs greedy | vs heuristic | difference vs greedy "
+                 "| flattens at |", "|---|---|---|---|---|---|---|---|---|"]
+        for r in results:
+            base = bases.get(r["config"])
+            diff = ""
+            if base is not None and base is not r and _final(r, "greedy") and _final(base, "greedy"):
+                d = (statistics.median(a["win_rate"] for a in _final(r, "greedy"))
+                     - statistics.median(a["win_rate"] for a in _final(base, "greedy")))
+                diff = f"{100 * d:+.1f}"
+            sets = " ".join(f"`{o}`" for o in r["overrides"] if o not in SHORT) or "(none)"
+            flat = flattens_at(r)
+            lines.append(f"| {r['game']} | {r['factor']} | {r['tag']} | {sets} | {len(r['runs'])} | "
+                         f"{_final_median(r, 'greedy')} | {_final_median(r, 'heuristic')} | {diff} | "
+                         f"{'still moving' if flat is None else f'{flat / 1e6:.1f}M'} |")
+        return "\n".join(lines)
+    lines = ["| config | game, players | steps | seed | vs greedy | vs heuristic | training wall | training CPU |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        for run in r["runs"]:
+            cells = []
+            for opp in OPPONENTS:
+                a = next((a for a in run["final_arena"] if a["opponent"] == opp), None)
+                cells.append("" if a is None else f"{_pct(a['win_rate'])} [{100 * a['ci_low']:.1f}, "
+                                                  f"{100 * a['ci_high']:.1f}] ({a['games']:,} games)")
+            cpu = "" if run.get("train_cpu_s") is None else f"{run['train_cpu_s'] / 60:.0f} min"
+            lines.append(f"| {label_of(r)} | {r['game']}, {r['num_players']} | {run['steps'] / 1e6:.1f}M | "
+                         f"{run['seed']} | {cells[0]} | {cells[1]} | {run['train_wall_s'] / 60:.0f} min | {cpu} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     what = ap.add_mutually_exclusive_group(required=True)

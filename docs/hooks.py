@@ -124,6 +124,16 @@ def _arena_table() -> str:
     return out.getvalue().strip()
 
 
+def _scratch_table(name: str) -> str:
+    """A table of benchmarks/bench_scratch.py's results saved as benchmarks/results/NAME.json: the from-scratch
+    recipes' final arenas and training times, or the ablations beside their recipe."""
+    import json
+    import runpy
+
+    doc = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
+    return runpy.run_path(str(ROOT / "benchmarks" / "bench_scratch.py"))["markdown"](doc)
+
+
 def _state_fields() -> str:
     """The fields of a state dict's ``fields`` (the rules core's state layout)."""
     from uno_env.core.layout import fields_markdown
@@ -139,6 +149,7 @@ GENERATORS = {
     "action-table": _action_table,
     "action-sections": _action_sections,
     "arena-table": _arena_table,
+    "scratch-table": _scratch_table,
 }
 
 

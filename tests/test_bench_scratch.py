@@ -102,3 +102,36 @@ def test_ablations_are_read_back_and_plotted_beside_their_recipe(tmp_path, monke
     (res,) = json.loads(out.read_text())["results"]
     assert res["factor"] == "network size" and len(res["runs"]) == 2 and "policy.net_arch=[32]" in res["overrides"]
     assert png.stat().st_size > 0
+
+
+def _result(tag, finals, curve, factor=None):
+    res = {"config": "classic_scratch", "tag": tag, "game": "classic", "num_players": 2,
+           "overrides": ["total_steps=5000000", "policy.activation=tanh"] if tag != "5m" else ["total_steps=5000000"],
+           "runs": [{"seed": i, "steps": 5_000_000, "train_wall_s": 600.0, "train_cpu_s": 300.0,
+                     "final_arena": [{"opponent": "greedy", "games": 20000, "win_rate": w, "ci_low": w - 0.01,
+                                      "ci_high": w + 0.01}]} for i, w in enumerate(finals)],
+           "median": [{"step": (i + 1) * 1_000_000, "greedy": {"median": v, "min": v, "max": v}}
+                      for i, v in enumerate(curve)]}
+    if factor:
+        res["factor"] = factor
+    return res
+
+
+def test_where_a_curve_flattens():
+    bench = _bench()
+    assert bench.flattens_at(_result("5m", [0.5], [0.40, 0.50, 0.55, 0.57, 0.575, 0.57])) == 4_000_000
+    assert bench.flattens_at(_result("5m", [0.5], [0.46, 0.47, 0.465])) == 1_000_000
+    assert bench.flattens_at(_result("5m", [0.5], [0.40, 0.50, 0.60])) is None  # still rising
+
+
+def test_the_tables_of_the_docs_page_come_from_the_results():
+    bench = _bench()
+    base = _result("5m", [0.58, 0.56, 0.57], [0.5, 0.57], factor="the recipe")
+    tanh = _result("5m_tanh", [0.47, 0.46, 0.48], [0.46, 0.47], factor="activation")
+    lines = bench.markdown({"results": [base, tanh]}).splitlines()
+    assert lines[2].startswith("| classic | the recipe | 5m | (none) | 3 | 57.0% (56.0% .. 58.0%) |")
+    assert "| `policy.activation=tanh` | 3 | 47.0% (46.0% .. 48.0%) |  | -10.0 | 1.0M |" in lines[3]
+    del base["factor"]
+    recipes = bench.markdown({"results": [base]}).splitlines()
+    assert len(recipes) == 5 and recipes[2] == ("| classic_scratch [5m] | classic, 2 | 5.0M | 0 | 58.0% [57.0, 59.0] "
+                                                "(20,000 games) |  | 10 min | 5 min |")
