@@ -1,7 +1,7 @@
 """``ismcts``: search on the compiled core from what the acting seat knows.
 
-Every simulation runs in compiled code (``uno_env.core.search``) on a state sampled from the acting seat's
-information (``uno_env.core.determinize``); see those modules for the algorithms and for exactly what a sample
+Every simulation runs in compiled code (``uno_env.players.search``) on a state sampled from the acting seat's
+information (``uno_env.players.determinize``); see those modules for the algorithms and for exactly what a sample
 keeps and redraws.  Two searches (``mode``):
 
 * ``flat`` (the default in classic and pocket, and in UNO Dice at 2 players): one-step policy improvement with
@@ -78,7 +78,7 @@ Improving on the shipped policy (``prior=ppo``, 2,000 games a row, seed 0, 2 pla
 wins 53.3% [51.1, 55.5] in classic, 53.6% [51.5, 55.8] in pocket and 59.1% [56.9, 61.2] in UNO Dice, where improving
 on the heuristic was level with it (classic 50.7% [48.5, 52.9]; 1,000 ladder games in pocket 52.7%, in UNO Dice with
 the tree 49.6%); against the heuristic 54.0%, 56.4% and 72.2% (improving on the heuristic: 53.7%, 55.4%, the tree
-64.2%, that one with the rollouts' die choice before its fix in :func:`uno_env.core.search.greedy_state_action`).
+64.2%, that one with the rollouts' die choice before its fix in :func:`uno_env.players.rollout.greedy_state_action`).
 Those figures were against the PPO policies shipped then; the policies shipped now are this search distilled
 (``classic2_distill``, ``pocket2_distill``, ``dice2_distill``), and the search from them wins 52.4% [50.3, 54.6]
 (classic; 50.8% [50.3, 51.3] over 10,000 duplicate games), 50.9% [48.7, 53.1] (pocket; 51.5% [51.0, 52.0] over
@@ -109,10 +109,11 @@ from typing import Any
 import numpy as np
 
 from uno_env.core import engine as E
-from uno_env.core import search as S
-from uno_env.core.baselines import heuristic_weight_array
 from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_DTYPE, STATE_LEN
 from uno_env.core.observe import observe_one
+from uno_env.players import rollout as R
+from uno_env.players import search as S
+from uno_env.players.parameters import heuristic_weight_array
 from uno_env.yaml_io import short_repr
 
 from .base import BaseAgent, NoLegalActionError
@@ -206,7 +207,7 @@ ISMCTS_ARGUMENTS: dict[str, str] = {
             f"{DEFAULT_SIMS['flat']} flat ({DEFAULT_SIMS_CLASSIC_MANY} in classic at 4 or more players), "
             f"{DEFAULT_SIMS['tree']} tree)",
     "ms": f"milliseconds per decision instead of a number of simulations, 0 < ms <= {MAX_MS:g} (not reproducible)",
-    "rollout": f"rollout policy: one of {', '.join(S.ROLLOUTS)} (default {DEFAULT_ROLLOUT})",
+    "rollout": f"rollout policy: one of {', '.join(R.ROLLOUTS)} (default {DEFAULT_ROLLOUT})",
     "c": f"UCB1 exploration constant, 0 <= c <= 100 (default {DEFAULT_C})",
     "horizon": f"rollout decisions before the position is scored from the hand sizes, an integer 0..100000; "
                f"0 plays the round out (default {DEFAULT_HORIZON})",
@@ -263,8 +264,8 @@ class ISMCTSAgent(BaseAgent):
         self.ms = None if ms is None else _number("ms", ms, float, 0.0, MAX_MS, lo_open=True)
         if mode is None:
             mode = default_mode(self.game, prior)
-        if rollout not in S.ROLLOUTS:
-            raise ValueError(f"ismcts: rollout must be one of {', '.join(S.ROLLOUTS)}; got {rollout!r}")
+        if rollout not in R.ROLLOUTS:
+            raise ValueError(f"ismcts: rollout must be one of {', '.join(R.ROLLOUTS)}; got {rollout!r}")
         self.rollout = rollout
         self.c = _number("c", c, float, 0.0, 100.0)
         self.horizon = _number("horizon", horizon, int, 0, 100_000)
@@ -300,7 +301,7 @@ class ISMCTSAgent(BaseAgent):
         self.bias = _number("bias", bias, float, 0.0, 100.0)
         self.z = _number("z", z, float, 0.0, 10.0)
         self.prune = _number("prune", prune, float, 0.0, 10.0)
-        self._policy = S.ROLLOUTS.index(rollout)
+        self._policy = R.ROLLOUTS.index(rollout)
         self._word = np.zeros(1, dtype=np.uint64)
         self._seed_word(seed)
         self._tree_nodes = 0
@@ -473,7 +474,7 @@ class ISMCTSAgent(BaseAgent):
         # the choice to improve on (the rollout policy's or the shipped policy's), from what the seat sees: both read
         # its observation only
         if self._prior_agent is None:
-            base = int(S.policy_action(st, g.cfg, g.spec, g.dice, mask, mask.shape[0], self._policy, self._word,
+            base = int(R.policy_action(st, g.cfg, g.spec, g.dice, mask, mask.shape[0], self._policy, self._word,
                                        self._obs, self._offs, self._w, self._hs, self._colours))
         else:
             observe_one(st, g.cfg, g.spec, self._offs, cur, self._obs)

@@ -12,7 +12,7 @@ unlike Stable-Baselines3 zips and RLlib checkpoints, which unpickle Python objec
 * :class:`NumpyPolicyAgent`: a policy as an agent (``act``, ``act_batch``, ``reset``): the most likely legal
   action, or a sample from the masked softmax with its own seeded stream.
 * :func:`heuristic_advisor`: the heuristic's choice for a batch of decisions, the ``advice`` input (the compiled
-  heuristic of :mod:`uno_env.core.baselines`: numba, a core dependency, so still no torch).
+  heuristic of :mod:`uno_env.players.card_heuristic`: numba, a core dependency, so still no torch).
 """
 from __future__ import annotations
 
@@ -422,63 +422,19 @@ def load_weights(path: str | os.PathLike) -> tuple[PolicyWeights, dict[str, Any]
     return pw, info
 
 
-#: the largest magnitude an observation entry may have before it reaches the compiled heuristic (real ones are card,
-#: dice and point counts): it loops over hand sizes, so a huge or non-finite value would hang or misread it
-_OBS_LIMIT = 1e6
-
-
-class _CompiledHeuristic:
-    """The compiled heuristic (``uno_env.core.baselines``; UNO Dice's own in UNO Dice) over a batch, with the input
-    checks the compiled code does not make.  Tests hold its choices equal to
-    :class:`~uno_env.agents.heuristic.HeuristicAgent`'s."""
-
-    def __init__(self, game: Any, weights: Mapping[str, float] | None = None):
-        from uno_env.core.baselines import baseline_weight_array
-
-        self.game = game
-        # UNO Dice: the card weights are unused and the dice heuristic's are its defaults, as in HeuristicAgent
-        self._weights = baseline_weight_array(game, dict(weights or {}))
-
-    def __call__(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        from uno_env.core import baselines as BL
-
-        # few numpy calls: in the arena this runs for one row at a time, where each call's overhead is the cost
-        g = self.game
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        masks = np.asarray(action_masks)
-        if masks.dtype != np.int8:  # legal = nonzero, as the Python agents read it
-            masks = (masks != 0).view(np.int8)
-        masks = np.ascontiguousarray(masks)
-        if obs.ndim != 2 or obs.shape[1] != g.obs_dim or masks.shape != (obs.shape[0], g.num_actions):
-            raise ValueError(f"heuristic advice for {g.name!r} with {g.num_players} players needs observations "
-                             f"(B, {g.obs_dim}) and masks (B, {g.num_actions}); got {obs.shape} and {masks.shape}")
-        if not masks.any(axis=1).all():
-            row = int(np.flatnonzero(~masks.any(axis=1))[0])
-            raise NoLegalActionError(f"heuristic advice: no legal action (all-zero mask) in row {row}")
-        # NaN fails both comparisons
-        if obs.size and not (obs.max() <= _OBS_LIMIT and obs.min() >= -_OBS_LIMIT):
-            raise ValueError(f"heuristic advice: observations must be finite with entries within +-{_OBS_LIMIT:g} "
-                             f"(what the environments give)")
-        out = np.empty(obs.shape[0], dtype=np.int64)
-        bad = BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets, self._weights,
-                                  np.zeros(obs.shape[0], dtype=np.int64), out)
-        if bad >= 0:  # the checks above leave no such row; never hand on a -1
-            raise NoLegalActionError(f"heuristic advice: the compiled heuristic found no action for row {bad}")
-        return out
-
-
 def compiled_heuristic(game: Any, weights: Mapping[str, float] | None = None
                        ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the compiled heuristic (the choices of
-    :class:`~uno_env.agents.heuristic.HeuristicAgent` with the same ``weights``, tests hold them equal; in UNO Dice
-    its dice player with the default dice weights, as the agent plays), with its inputs checked."""
-    g = resolve_game(game)
-    from uno_env.core.baselines import HEURISTIC_WEIGHTS
+    """``f(observations (B, D), masks (B, A)) -> (B,) int64``: the compiled heuristic, the code
+    :class:`~uno_env.agents.heuristic.HeuristicAgent` plays, with the same ``weights`` (in UNO Dice its dice player
+    with the default dice weights, as the agent plays), with its inputs checked
+    (:class:`~uno_env.agents.compiled.CompiledPlayer`)."""
+    from uno_env.players.baselines import KIND_HEURISTIC
+    from uno_env.players.parameters import baseline_weight_array
 
-    unknown = set(weights or {}) - set(HEURISTIC_WEIGHTS)
-    if unknown:
-        raise ValueError(f"unknown heuristic weights {sorted(unknown)}; known: {', '.join(HEURISTIC_WEIGHTS)}")
-    return _CompiledHeuristic(g, weights)
+    from .compiled import CompiledPlayer
+
+    g = resolve_game(game)
+    return CompiledPlayer(g, KIND_HEURISTIC, baseline_weight_array(g, dict(weights or {})), "heuristic advice")
 
 
 def heuristic_advisor(game: Any) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:

@@ -114,10 +114,10 @@ def search_positions(game: str, players: int, count: int) -> list:  # type: igno
     """``count`` state rows with a choice to make, taken every few decisions of heuristic games (this tree)."""
     from uno_env.config import make_rules
     from uno_env.core import engine as E
-    from uno_env.core import search as S
-    from uno_env.core.baselines import heuristic_weight_array
     from uno_env.core.game import Game
     from uno_env.core.layout import MAX_PLAYERS, STATE_LEN
+    from uno_env.players import rollout as R
+    from uno_env.players.parameters import heuristic_weight_array
 
     g = Game(make_rules(game, players, None))
     mask, rew = np.zeros(g.num_actions, np.int8), np.zeros(MAX_PLAYERS, np.float32)
@@ -136,7 +136,7 @@ def search_positions(game: str, players: int, count: int) -> list:  # type: igno
             legal = E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
             if legal > 1 and step % 5 == 0:
                 out.append(st.copy())
-            a = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_HEURISTIC, word, *scratch)
+            a = R.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, R.POLICY_HEURISTIC, word, *scratch)
             E.step_one(st, rng, g.cfg, g.spec, g.dice, a, mask, rew)
             step += 1
     return out

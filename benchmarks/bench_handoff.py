@@ -2,8 +2,8 @@
 
 ``UnoVectorEnv.step`` at two threads publishes the step on a control array that its helper threads spin on between
 steps; every thread then claims pieces of the batch from atomic counters inside its compiled call
-(``core.batch.advance_lead`` and ``helper_spin``, the env's ``_StepTeam``).  Before, the games were cut into chunks
-in Python and each chunk was one call of ``core.batch.advance`` (a numba dispatch of two dozen arguments and a GIL
+(``players.batch_play.advance_lead`` and ``helper_spin``, the env's ``_StepTeam``).  Before, the games were cut into
+chunks in Python and each chunk was one call of ``advance`` (a numba dispatch of two dozen arguments and a GIL
 hand-over per chunk; ``_threads.run_chunks``, still in the package).  This alternates bursts of three ways of
 running the same step (the random policy, the action check, the clears and the kernel call, as ``step`` does):
 
@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from uno_env import _threads
-from uno_env.core import batch as K
+from uno_env.players import batch_play as P
 from uno_env.vector import RandomLegalPolicy, UnoVectorEnv, _StepTeam
 
 WAYS = ("alone", "chunks", "spinning")
@@ -50,7 +50,7 @@ def main() -> None:
     none = np.empty(0, dtype=np.int64)
     head = (env._states, env._rngs, env._cfg, env._spec, env._dice, env._offs)
     rows = env._all
-    mode = K.MODE_PREFETCH if env.prefetch else 0
+    mode = P.MODE_PREFETCH if env.prefetch else 0
     tail = (none, env._opp, mode, env._masks, env._obs, env._seats, env._rew, env._rewards, env._lrew, env._carry,
             env._fresh, env._terminated, env._truncated, env._final, env._final_obs, env._seed_buf, env._counters,
             env._opponent_ids, env._pool_kind, env._weights)
@@ -60,9 +60,9 @@ def main() -> None:
         acts = env._check_actions(rows, policy.act_batch(env.observations, env.masks))
         env._clear()
         if way == "alone":
-            K.advance(*head, rows, acts, *tail)
+            P.advance(*head, rows, acts, *tail)
         elif way == "chunks":
-            _threads.run_chunks(lambda lo, hi: K.advance(*head, rows[lo:hi], acts[lo:hi], *tail), B, T)
+            _threads.run_chunks(lambda lo, hi: P.advance(*head, rows[lo:hi], acts[lo:hi], *tail), B, T)
         else:
             team.run(rows, acts, mode)
 

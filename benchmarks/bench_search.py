@@ -53,11 +53,11 @@ from uno_env.agents.ismcts import (
 from uno_env.agents.random_agent import RandomAgent
 from uno_env.config import make_rules
 from uno_env.core import engine as E
-from uno_env.core import search as S
-from uno_env.core.baselines import heuristic_weight_array
 from uno_env.core.game import Game
 from uno_env.core.layout import MAX_PLAYERS, STATE_LEN
 from uno_env.core.observe import observe_one
+from uno_env.players import rollout as R
+from uno_env.players.parameters import heuristic_weight_array
 from uno_env.vector import game_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -77,9 +77,9 @@ def plain_speed(g: Game, policy: int, steps: int) -> float:
     scratch = (np.zeros(g.obs_dim, np.float32), g.obs_offsets, heuristic_weight_array(),
                np.zeros(STATE_LEN, np.int32), np.zeros(5, np.int64))
     prng = np.ones(1, np.uint64)
-    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, 1000, mask, rew, *scratch, prng)  # compile
+    R.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, 1000, mask, rew, *scratch, prng)  # compile
     t0 = time.process_time()
-    S.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, steps, mask, rew, *scratch, prng)
+    R.rollout_speed(st, rng, g.cfg, g.spec, g.dice, policy, steps, mask, rew, *scratch, prng)
     return steps / (time.process_time() - t0)
 
 
@@ -162,7 +162,7 @@ def our_rows(games: int, steps: int, load: tuple[float, float, float]) -> list[d
     for name in GAMES:
         for n in (2, 4):
             g = Game(make_rules(name, n, None))
-            plain = {p: plain_speed(g, i, steps) for i, p in enumerate(S.ROLLOUTS)}
+            plain = {p: plain_speed(g, i, steps) for i, p in enumerate(R.ROLLOUTS)}
             s = search_speed(g, games)
             mode = default_mode(g)
             sims = default_sims(g, mode)

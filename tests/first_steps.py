@@ -1,8 +1,10 @@
 """Shared by the precompile and wheel tests: a new process's first step in every shell, and what it compiled.
 
 ``run_first_steps`` starts a Python process that takes one step of every game in each shell (PettingZoo AEC,
-Gymnasium, ``UnoVectorEnv``, ``UnoSingleAgentVectorEnv``) and reports the compiled functions that missed
-numba's cache (each one compiled on that first use) and where ``uno_env`` was imported from.
+Gymnasium, ``UnoVectorEnv``, ``UnoSingleAgentVectorEnv`` with the heuristic opponents in its kernel), asks the
+``greedy`` and ``heuristic`` agents (the compiled players) for one action and for a batch, and reports the
+compiled functions that missed numba's cache (each one compiled on that first use) and where ``uno_env`` was
+imported from.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import json, sys
 import numpy as np
 import gymnasium
 import uno_env
+from uno_env.agents.registry import load_agent
 from uno_env.vector import UnoSingleAgentVectorEnv, UnoVectorEnv
 
 for game in %(games)r:
@@ -30,9 +33,13 @@ for game in %(games)r:
     v = UnoVectorEnv(game, num_envs=3, seed=7)
     _, masks, _ = v.reset()
     v.step([int(np.flatnonzero(m)[-1]) for m in masks])
-    s = UnoSingleAgentVectorEnv(game, num_envs=3, seed=7)
-    _, masks = s.reset()
+    s = UnoSingleAgentVectorEnv(game, num_envs=3, seed=7, opponents="heuristic")
+    obs, masks = s.reset()
     s.step([int(np.flatnonzero(m)[-1]) for m in masks])
+    for name in ("greedy", "heuristic"):
+        agent = load_agent(name, s.game, seed=0)
+        agent.act(obs[0], masks[0])
+        agent.act_batch(obs, masks)
 
 from numba.core.registry import CPUDispatcher
 misses = {}

@@ -50,7 +50,7 @@ def _players(g: Game, specs) -> list:
             out.append(_random_policy(g, 9, deterministic=True))  # no shipped policy for this table: a stand-in
         else:
             out.append(load_agent(s, g))
-    return [arena_games.arena_player(a) for a in out]
+    return out
 
 
 def _shipped() -> list[str]:

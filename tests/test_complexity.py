@@ -17,21 +17,12 @@ LIMIT = 25
 
 #: "path:qualified name" -> why it may exceed the limit.
 ALLOWED: dict[str, str] = {
-    "agents/dice_heuristic.py:DiceHeuristicAgent._choose": "to be split",
     "uno_env/aec.py:raw_env._check_shell_state": "to be split",
     "uno_env/gym_env.py:UnoGymEnv.load_state_dict": "to be split",
-    "uno_env/core/baselines.py:_play_or_draw": "to be split",
-    "uno_env/core/baselines.py:_score_play": "to be split",
-    "uno_env/core/baselines.py:greedy_action": "to be split",
-    "uno_env/core/baselines.py:heuristic_choice": "to be split",
-    "uno_env/core/batch.py:_advance_games": "to be split",
-    "uno_env/core/determinize.py:determinize": "to be split",
-    "uno_env/core/dice_baselines.py:_choose": "to be split",
     "uno_env/core/game.py:Game._edited": "to be split",
     "uno_env/core/game.py:Game.check_exact": "to be split",
     "uno_env/core/invariants.py:check_phase": "to be split",
     "uno_env/core/invariants.py:check_state": "to be split",
-    "uno_env/core/search.py:_search": "to be split",
 }
 
 

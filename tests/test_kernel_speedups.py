@@ -16,6 +16,7 @@ import pytest
 from numba.core.registry import CPUDispatcher
 
 import uno_env.core
+import uno_env.players
 from uno_env.core import batch as K
 from uno_env.core.layout import LOC_BAG, LOC_CENTRE, BatchView
 from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
@@ -128,14 +129,19 @@ def test_random_legal_is_the_plain_scan(width):
     assert out.tolist() == expect
 
 
-def test_every_compiled_core_function_states_its_reference_counting():
+@pytest.mark.parametrize("package", [uno_env.core, uno_env.players], ids=lambda p: p.__name__)
+def test_every_compiled_function_states_its_reference_counting(package):
     """numba compiles a function that leaves ``_nrt`` unset with the setting of whichever caller compiled it first
-    (``uno_env.core._jit``), so each compiled function of the core must come from ``_jit.njit`` or
-    ``_jit.njit_refcounted``, never from ``numba.njit`` directly."""
+    (``uno_env.core._jit``), so each compiled function of the core and of the players it is compiled into must come
+    from ``_jit.njit`` or ``_jit.njit_refcounted``, never from ``numba.njit`` directly."""
     unset = []
-    for info in pkgutil.iter_modules(uno_env.core.__path__):
-        module = importlib.import_module(f"uno_env.core.{info.name}")
+    compiled = 0
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
         for name, obj in vars(module).items():
-            if isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__ and "_nrt" not in obj.targetoptions:
-                unset.append(f"{module.__name__}.{name}")
+            if isinstance(obj, CPUDispatcher) and obj.__module__ == module.__name__:
+                compiled += 1
+                if "_nrt" not in obj.targetoptions:
+                    unset.append(f"{module.__name__}.{name}")
+    assert compiled > 20
     assert not unset, f"compiled with numba.njit instead of uno_env.core._jit: {unset}"

@@ -148,3 +148,14 @@ def test_the_kernels_cache_stamp_covers_every_core_module_but_the_cache_machiner
     stamped = {Path(p).resolve() for p in _cache.rule_sources()}
     expected = {p.resolve() for p in core.glob("*.py")} - {(core / "_cache.py").resolve()}
     assert stamped == expected | {(ROOT / "uno_env" / "config.py").resolve()}
+
+
+def test_the_players_cache_stamp_covers_the_core_and_every_player_module():
+    # a compiled player compiles the rules into itself: an edit of either must invalidate its cached kernels
+    from uno_env.core import _cache
+    from uno_env.players import _cache as players_cache
+
+    players = ROOT / "uno_env" / "players"
+    stamped = {Path(p).resolve() for p in players_cache.player_sources()}
+    expected = {p.resolve() for p in players.glob("*.py")} - {(players / "_cache.py").resolve()}
+    assert stamped == expected | {Path(p).resolve() for p in _cache.rule_sources()}

@@ -12,11 +12,11 @@ from uno_env.agents.ismcts import ISMCTSAgent
 from uno_env.agents.registry import UnknownAgentError, load_agent, parse_agent_spec
 from uno_env.config import make_rules
 from uno_env.core import engine as E
-from uno_env.core.determinize import SAMPLE_INCONSISTENT, SAMPLE_OK, determinize
 from uno_env.core.game import Game
 from uno_env.core.invariants import check_state
 from uno_env.core.layout import MAX_ITEMS, MAX_KINDS, MAX_PLAYERS, PHASE_NAMES, STATE_DTYPE
 from uno_env.core.observe import observe_one
+from uno_env.players.determinize import SAMPLE_INCONSISTENT, SAMPLE_OK, determinize
 from uno_env.vector import game_seed
 
 HOUSE = {"stacking": "any", "seven_zero": True, "jump_in": True}
@@ -359,9 +359,9 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
     """The rollout's ``heuristic`` is the agent itself: on determinized states (what a rollout plays from), the
     compiled choice for the seat to act equals ``HeuristicAgent.act`` on that seat's observation."""
     from uno_env.agents.heuristic import HeuristicAgent
-    from uno_env.core import search as S
-    from uno_env.core.baselines import heuristic_weight_array
     from uno_env.core.layout import STATE_LEN
+    from uno_env.players import rollout as R
+    from uno_env.players.parameters import heuristic_weight_array
 
     g = _game(name, n, rules)
     py = HeuristicAgent(g, seed=0)
@@ -375,7 +375,7 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
         seat = int(sample[E.S_CUR])
         if E.legal_mask(sample, g.cfg, g.spec, g.dice, mask) < 2:
             continue
-        got = S.policy_action(sample, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_HEURISTIC, prng, obs,
+        got = R.policy_action(sample, g.cfg, g.spec, g.dice, mask, g.num_actions, R.POLICY_HEURISTIC, prng, obs,
                               g.obs_offsets, w, hs, colours)
         seen, _ = _view(g, sample, seat)
         want = py.act(seen, mask.copy())
@@ -383,7 +383,7 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
         # inside a rollout only the blocks the heuristic reads are written, over the previous state's: one buffer
         # shared by every state here, as in a rollout, must give the same choice
         legal = int(mask.sum())
-        assert S._rollout_action(sample, g.cfg, g.spec, g.dice, mask, g.num_actions, legal, S.POLICY_HEURISTIC, prng,
+        assert R._rollout_action(sample, g.cfg, g.spec, g.dice, mask, g.num_actions, legal, R.POLICY_HEURISTIC, prng,
                                  rollout_obs, g.obs_offsets, w, hs, colours) == want
         checked += 1
     assert checked > 200
@@ -391,19 +391,20 @@ def test_heuristic_rollout_is_the_heuristic_agent_on_sampled_states(name, n, rul
 
 def test_dice_heuristic_rollout_falls_back_to_greedy():
     """The search's ``heuristic`` rollout in UNO Dice plays the compiled greedy rule: the dice heuristic is compiled
-    (core/dice_baselines.py) but not yet wired into the search, which would change the committed dice results."""
-    from uno_env.core import search as S
-    from uno_env.core.baselines import heuristic_weight_array
+    (``uno_env.players.dice_heuristic``) but not yet wired into the search, which would change the committed dice
+    results."""
     from uno_env.core.layout import STATE_LEN
+    from uno_env.players import rollout as R
+    from uno_env.players.parameters import heuristic_weight_array
 
     g = _game("dice", 3)
     obs, w, hs = np.zeros(g.obs_dim, np.float32), heuristic_weight_array(), np.zeros(STATE_LEN, STATE_DTYPE)
     mask, colours = np.zeros(g.num_actions, np.int8), np.zeros(5, np.int64)
     for st, _ in _random_states(g, range(3), 60, np.random.default_rng(1)):
         E.legal_mask(st, g.cfg, g.spec, g.dice, mask)
-        a = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_HEURISTIC, np.ones(1, np.uint64),
+        a = R.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, R.POLICY_HEURISTIC, np.ones(1, np.uint64),
                             obs, g.obs_offsets, w, hs, colours)
-        b = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_GREEDY, np.ones(1, np.uint64),
+        b = R.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, R.POLICY_GREEDY, np.ones(1, np.uint64),
                             obs, g.obs_offsets, w, hs, colours)
         assert a == b
 
@@ -414,10 +415,10 @@ def test_dice_greedy_rollout_plays_the_die_the_greedy_agent_values_most(n):
     does: both choices are worth the same (the face's points, the UNO call with it); which of two equal dice each
     takes may differ (the agent takes the lower die, the search draws one)."""
     from uno_env.agents.greedy import GreedyAgent
-    from uno_env.core import search as S
-    from uno_env.core.baselines import heuristic_weight_array
     from uno_env.core.cards import COL_POINTS
     from uno_env.core.layout import STATE_LEN
+    from uno_env.players import rollout as R
+    from uno_env.players.parameters import heuristic_weight_array
 
     g = _game("dice", n)
     py = GreedyAgent(g, seed=0)
@@ -436,7 +437,7 @@ def test_dice_greedy_rollout_plays_the_die_the_greedy_agent_values_most(n):
     for st, _ in _random_states(g, range(6), 80, np.random.default_rng(2)):
         if E.legal_mask(st, g.cfg, g.spec, g.dice, mask) < 2:
             continue
-        got = S.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, S.POLICY_GREEDY, np.ones(1, np.uint64),
+        got = R.policy_action(st, g.cfg, g.spec, g.dice, mask, g.num_actions, R.POLICY_GREEDY, np.ones(1, np.uint64),
                               obs, g.obs_offsets, w, hs, colours)
         seen, _ = _view(g, st, int(st[E.S_CUR]))
         want = py.act(seen, mask.copy())

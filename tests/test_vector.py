@@ -455,7 +455,7 @@ def test_single_agent_baseline_names_as_opponents():
                                     learner_seat="random")
     obs, masks = env.reset()
     assert env.opponents == ["greedy", "random"] and env.opponents_in_kernel  # both compiled into the kernel
-    for name in ("greedy", "heuristic"):  # UNO Dice's players are compiled too (core/dice_baselines.py)
+    for name in ("greedy", "heuristic"):  # UNO Dice's players are compiled too (uno_env/players)
         assert V.UnoSingleAgentVectorEnv("dice", 4, opponents=name, seed=0).opponents_in_kernel
     for _ in range(40):
         obs, masks, *_ = env.step(choose(obs, masks))

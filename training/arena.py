@@ -24,7 +24,7 @@ from uno_env.config import make_rules
 from uno_env.core.game import Game
 from uno_env.record import save_arena_games
 
-from .arena_games import IndexedRecord, arena_player, play_indices
+from .arena_games import IndexedRecord, play_indices
 from .arena_lockstep import ROW_LOOP, ROW_STREAMS, lockstep_mode, play_lockstep
 from .arena_ratings import rate, ratings_unavailable
 from .arena_results import ArenaResult, tally
@@ -85,9 +85,8 @@ def run_arena(
         os.makedirs(record_dir, exist_ok=True)  # an unwritable directory fails before any game is played
     loaded = _load_agents(agents, g, allow_pickle)
     labels = _unique_labels([_label(spec, agent) for spec, agent in zip(agents, loaded)])
-    players = [arena_player(a) for a in loaded]
-    modes, lockstep = _lockstep_plan(players, labels, batched)
-    plan = _Plan(g, players, labels, cycle, int(seed), duplicate, modes if lockstep else None, batch_size)
+    modes, lockstep = _lockstep_plan(loaded, labels, batched)
+    plan = _Plan(g, loaded, labels, cycle, int(seed), duplicate, modes if lockstep else None, batch_size)
     records = _play_with_progress(plan, range(int(games)), workers, chunk, progress)
     records.sort(key=lambda r: r[0])
     if record_dir is not None:

@@ -1,9 +1,6 @@
 """One arena game at a time: :func:`play_game` plays a game on the compiled core with one agent per seat, and
 :func:`play_indices` plays the arena's games by index (each with its lineup, its deal and every agent's random
 stream for that game), the reference every other way of playing them must equal.
-
-The ``heuristic`` agent plays through its compiled twin (:class:`CompiledHeuristicAgent`: the same choices, held
-equal by tests), which costs a fraction of the Python agent's time per decision.
 """
 from __future__ import annotations
 
@@ -12,9 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from uno_env.agents.base import split_observation
-from uno_env.agents.heuristic import HeuristicAgent
-from uno_env.agents.policy import compiled_heuristic
 from uno_env.core import engine as E
 from uno_env.core.layout import MAX_PLAYERS, PHASE_NAMES, StateView
 from uno_env.core.observe import observe_one
@@ -23,7 +17,7 @@ from uno_env.vector import game_seed
 
 from .arena_duplicate import arena_seeds
 
-__all__ = ["IllegalAgentActionError", "play_game", "play_indices", "CompiledHeuristicAgent", "arena_player"]
+__all__ = ["IllegalAgentActionError", "play_game", "play_indices"]
 
 #: one game's record: what :func:`play_game` returns, with the game's index in the arena
 IndexedRecord = tuple[int, dict[str, Any]]
@@ -102,32 +96,3 @@ def play_indices(game, agents: Sequence[Any], labels: Sequence[str], cycle: Sequ
         rec = play_game(game, [agents[a] for a in lineup], deal_seed, [labels[a] for a in lineup])
         out.append((i, rec))
     return out
-
-
-class CompiledHeuristicAgent:
-    """The ``heuristic`` agent as the arena plays it: the compiled heuristic with the agent's weights, whose choices
-    tests hold equal to the Python agent's (``tests/test_compiled_baselines.py``)."""
-
-    def __init__(self, agent: Any):
-        self.name = agent.name
-        self.game = agent.game
-        self._choose = compiled_heuristic(agent.game, agent.weights)
-
-    def act(self, observation: Any, action_mask: Any = None) -> int:
-        """The compiled heuristic's action for one decision."""
-        obs, mask = split_observation(observation, action_mask)
-        return int(self._choose(np.asarray(obs)[None, :], np.asarray(mask)[None, :])[0])
-
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        """The compiled heuristic's actions, one per row."""
-        return self._choose(observations, action_masks)
-
-    def reset(self, seed: int | None = None) -> None:
-        """The heuristic has no random stream."""
-
-
-def arena_player(agent: Any) -> Any:
-    """The player that acts for ``agent`` in the arena: the heuristic's compiled twin, else the agent itself."""
-    if type(agent) is HeuristicAgent:
-        return CompiledHeuristicAgent(agent)
-    return agent

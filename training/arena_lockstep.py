@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.agents.greedy import GreedyAgent
+from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.policy import NumpyPolicyAgent
 from uno_env.agents.random_agent import RandomAgent
 from uno_env.agents.rlcard_rule import RLCardRuleAgent
@@ -24,7 +25,7 @@ from uno_env.vector import game_seed
 
 from ._lockstep import start_game, step_rows
 from .arena_duplicate import arena_seeds
-from .arena_games import CompiledHeuristicAgent, IllegalAgentActionError, IndexedRecord, play_indices
+from .arena_games import IllegalAgentActionError, IndexedRecord, play_indices
 
 __all__ = ["STATELESS", "ROW_STREAMS", "ROW_LOOP", "LOCKSTEP_MODES", "lockstep_mode", "play_lockstep"]
 
@@ -46,7 +47,7 @@ def lockstep_mode(agent: Any) -> str | None:
       each game's own stream (``numpy.random.default_rng`` of the agent's seed for that game);
     * ``"row_loop"``: ``act`` is called per decision with its ``rng`` set to the game's stream.
 
-    The built-in agents need no attribute: the arena's heuristic (compiled) and a deterministic numpy policy
+    The built-in agents need no attribute: ``heuristic`` and a deterministic numpy policy
     are ``stateless``, ``random``, ``greedy`` and a sampling numpy policy ``row_streams`` (``greedy`` in UNO Dice
     and ``rlcard-rule`` ``row_loop``).  Agents that need the state (``ismcts``), a person (``human``), torch
     policies (SB3, RLlib: their float rounding depends on the batch size) and unknown agents are played one game at
@@ -58,7 +59,7 @@ def lockstep_mode(agent: Any) -> str | None:
     if getattr(agent, "needs_state", False):
         return None
     kind = type(agent)  # exact types: a subclass may change how it chooses
-    if kind is CompiledHeuristicAgent:
+    if kind is HeuristicAgent:  # its compiled player reads the row alone
         return STATELESS
     if kind is NumpyPolicyAgent:
         return STATELESS if agent.deterministic else ROW_STREAMS

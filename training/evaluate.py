@@ -19,8 +19,7 @@
   then score exactly 50%, and a small edge between similar agents shows with far fewer games.
 * A pool of 3 or more agents is also rated with OpenSkill (Plackett-Luce), games taken in index order, when
   ``openskill`` is installed (the ``train`` extra); without it the table says the ratings were skipped.
-* The ``heuristic`` agent plays through its compiled twin (``uno_env.core.baselines``, the same choices, held
-  equal by tests), which costs a fraction of the Python agent's time per decision.
+* The ``heuristic`` agent is its compiled player (``uno_env.players``), asked batch by batch.
 * Games are played in lockstep batches (:func:`play_lockstep`: ``--batch-size`` games at once, each agent asked
   once per round for all its decisions with ``act_batch``, the games stepped by a compiled kernel) when every
   agent supports it (:func:`lockstep_mode`: the baselines and numpy policies do; ``ismcts``, ``human``, torch

@@ -13,7 +13,7 @@ more chunks than threads and every thread, the caller's included, claims the nex
 the OS does not schedule (a busy machine) just claims fewer chunks and the caller does the rest, so a call is never
 much slower than running it on one thread.  That pool's idle workers sleep on a condition variable.
 
-The simulator's step claims its chunks inside the compiled code (``core.batch.advance_lead``, ``helper_spin``):
+The simulator's step claims its chunks inside the compiled code (``players.batch_play.advance_lead``, ``helper_spin``):
 each thread takes pieces of the batch from atomic counters until none is left, so the work is handed out once per
 thread, not once per chunk.  Between steps the helper threads stay in their compiled call and spin (without the
 GIL, for about a millisecond, :data:`HELPER_SPIN_SECONDS`) for the next step, which the caller publishes by
@@ -194,7 +194,7 @@ class _Pool:
 
 class HelperPool:
     """Threads (daemons, started on first use) that run helper jobs: ``job.spin(index)``, a compiled loop that
-    helps with one env's steps and returns once it has spun idle for a while (``core.batch.helper_spin``).
+    helps with one env's steps and returns once it has spun idle for a while (``players.batch_play.helper_spin``).
 
     Helper ``index`` (1, 2, ...) is always the same thread, so a helper's share of a batch stays in its core's
     caches.  :meth:`wake` hands helpers a job; a helper still spinning for another job is asked to leave it

@@ -60,10 +60,10 @@ except ImportError as exc:  # pragma: no cover - the message is the point
 from .config import GAMES, OPTIONS, make_rules
 from .core import engine as E
 from .core.cards import COL_COUNT, COL_POINTS
-from .core.determinize import SAMPLE_OK, determinize
 from .core.game import Game
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.observe import observe_one
+from .players.determinize import SAMPLE_OK, determinize
 from .render import render_ansi
 from .seeding import episode_seed
 

@@ -66,14 +66,36 @@ def _warm_vector(game: str) -> None:
         _, masks, *_ = single.step([_first_legal(m) for m in masks])
 
 
+def _warm_players(game: str) -> None:
+    """The compiled ``greedy`` and ``heuristic`` as the agents and the trainer's advice call them (a batch of
+    observations), on a fresh deal."""
+    from uno_env.config import make_rules
+    from uno_env.core import engine as E
+    from uno_env.core.game import Game
+    from uno_env.core.observe import observe_one
+    from uno_env.players import baselines as BL
+    from uno_env.players.parameters import baseline_weight_array
+
+    g = Game(make_rules(game, None, None))
+    states, rngs = g.new_states(1)
+    E.reset_one(states[0], rngs[0], g.cfg, g.spec, g.dice, 0)
+    obs, masks = np.zeros((1, g.obs_dim), np.float32), np.zeros((1, g.num_actions), np.int8)
+    E.legal_mask(states[0], g.cfg, g.spec, g.dice, masks[0])
+    observe_one(states[0], g.cfg, g.spec, g.obs_offsets, int(states[0][E.S_CUR]), obs[0])
+    for kind in (BL.KIND_GREEDY, BL.KIND_HEURISTIC):
+        BL.baseline_actions(kind, obs, masks, g.cfg, g.spec, g.obs_offsets, baseline_weight_array(g),
+                            np.zeros(1, np.int64), np.zeros(1, np.int64))
+
+
 def _warm_search(game: str) -> None:
     """The ``ismcts`` agent's compiled search (determinization, tree, rollouts) on a fresh deal."""
     from uno_env.config import make_rules
     from uno_env.core import engine as E
-    from uno_env.core import search as S
-    from uno_env.core.baselines import heuristic_weight_array
     from uno_env.core.game import Game
     from uno_env.core.layout import MAX_ITEMS, MAX_PLAYERS, STATE_DTYPE, STATE_LEN
+    from uno_env.players import rollout as R
+    from uno_env.players import search as S
+    from uno_env.players.parameters import heuristic_weight_array
 
     g = Game(make_rules(game, None, None))
     states, rngs = g.new_states(1)
@@ -89,12 +111,12 @@ def _warm_search(game: str) -> None:
     rew, value = np.zeros(MAX_PLAYERS, np.float32), np.zeros(MAX_PLAYERS, np.float32)
     pool = np.zeros(MAX_ITEMS, np.int32)
     # policy, opponent model and bias are run-time values: one call compiles every variant
-    S.search(st, g.cfg, g.spec, g.dice, seat, 3, S.POLICY_HEURISTIC, 0.7, 0, 1, 1.0, np.ones(1, np.uint64), child,
+    S.search(st, g.cfg, g.spec, g.dice, seat, 3, R.POLICY_HEURISTIC, 0.7, 0, 1, 1.0, np.ones(1, np.uint64), child,
              visits, avail, wins, counters, s, srng, m, rew, pool, np.zeros(nodes + 1, np.int32), obs, offs, w,
              np.zeros(STATE_LEN, STATE_DTYPE), np.zeros(5, np.int64), value)
     root = np.zeros(a, np.int8)
     E.legal_mask(st, g.cfg, g.spec, g.dice, root)
-    S.flat_search(st, g.cfg, g.spec, g.dice, seat, 1, S.POLICY_HEURISTIC, 0, np.ones(1, np.uint64), root,
+    S.flat_search(st, g.cfg, g.spec, g.dice, seat, 1, R.POLICY_HEURISTIC, 0, np.ones(1, np.uint64), root,
                   int(np.flatnonzero(root)[0]), np.zeros(a), np.zeros(a), np.zeros(a), np.zeros(a, np.int64),
                   counters, s, srng, np.zeros(g.state_len, STATE_DTYPE),
                   np.zeros(1, np.uint64), np.zeros(1, np.uint64), m, rew, pool, obs, offs, w,
@@ -102,9 +124,12 @@ def _warm_search(game: str) -> None:
     mask = np.zeros(a, np.int8)
     E.legal_mask(states[0], g.cfg, g.spec, g.dice, mask)
     S.root_choice(child, visits, wins, mask, int(states[0][E.S_CUR]), np.zeros(a, np.int64), np.zeros(a))
+    R.policy_action(st, g.cfg, g.spec, g.dice, mask, a, R.POLICY_HEURISTIC, np.ones(1, np.uint64), obs, offs, w,
+                    np.zeros(STATE_LEN, STATE_DTYPE), np.zeros(5, np.int64))  # the flat search's base choice
 
 
-SHELLS = {"aec": _warm_aec, "gym": _warm_gym, "vector": _warm_vector, "search": _warm_search}
+SHELLS = {"aec": _warm_aec, "gym": _warm_gym, "vector": _warm_vector, "players": _warm_players,
+          "search": _warm_search}
 
 
 def precompile(verbose: bool = False) -> float:

@@ -1,6 +1,6 @@
 """The batched simulator: B games of one configured UNO game stepped together in one call of the compiled core.
 
-Four faces over the same kernels (``uno_env.core.batch``):
+Four faces over the same kernels (``uno_env.players.batch_play``, ``uno_env.core.batch``):
 
 * :class:`UnoVectorEnv` -- multi-agent (self-play, search).  Every game reports the seat to act, that seat's
   observation and legal mask; ``step(actions)`` applies one action per game (the acting seat's), and returns
@@ -56,13 +56,15 @@ from . import _threads, seeding
 from ._exact_copy import ExactCopy
 from .aec import ActionOutOfRangeError, IllegalActionError
 from .config import make_rules
-from .core import baselines as BL
 from .core import batch as K
 from .core.cards import COL_COUNT, COL_POINTS
 from .core.game import Game, GameMetadata, check_shell_part
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, PHASE_NAMES, BatchView, StateView
 from .core.validate import range_faults, row_problem
 from .opponents import load_opponent
+from .players import baselines as BL
+from .players import batch_play as P
+from .players.parameters import baseline_weight_array
 from .yaml_io import FLOAT32_MAX, is_finite_number, short_repr
 
 __all__ = [
@@ -170,8 +172,8 @@ class _StepTeam:
     rows and actions are copied into for the helpers, and the arrays every compiled call of the team takes (a
     new team is made when one of them is replaced, e.g. a new opponent pool).
 
-    The caller publishes a step (``batch.publish``), then runs its part (``batch.advance_lead``); helpers that are
-    not spinning for steps (the first step, or after an idle millisecond) are woken through
+    The caller publishes a step (``batch.publish``), then runs its part (``batch_play.advance_lead``); helpers
+    that are not spinning for steps (the first step, or after an idle millisecond) are woken through
     ``_threads.helpers``.  No result depends on which thread ran which games."""
 
     def __init__(self, threads: int, head: tuple, arrays: tuple, capacity: int):
@@ -199,7 +201,7 @@ class _StepTeam:
 
     # -- the helpers' side (``_threads.HelperPool``)
     def spin(self, index: int) -> None:
-        K.helper_spin(self.ctrl, index, self.threads, *self.head, self.rows_buf, self.actions_buf, *self.arrays)
+        P.helper_spin(self.ctrl, index, self.threads, *self.head, self.rows_buf, self.actions_buf, *self.arrays)
 
     def fail(self, exc: BaseException) -> None:
         self.error = exc
@@ -226,7 +228,7 @@ class _StepTeam:
         if K.publish(self.ctrl, self.gen, self.threads, n, na, mode, _threads.claim_size(n, self.threads), spins):
             self.ctrl[K.C_STOP] = 0  # a helper is asleep: wake it (the step is published: it starts on it)
             _threads.helpers.wake(self, range(1, self.threads))
-        if not K.advance_lead(self.ctrl, self.gen, self.threads, _threads.SETTLE_SPINS, *self.head, self.rows_buf,
+        if not P.advance_lead(self.ctrl, self.gen, self.threads, _threads.SETTLE_SPINS, *self.head, self.rows_buf,
                               self.actions_buf, *self.arrays):
             _await_step(self.ctrl, n, lambda: self.error)
         self.last_end = time.perf_counter()
@@ -290,7 +292,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         self._rewards = np.zeros((B, n), dtype=np.float32)
         self._lrew = np.zeros(B, dtype=np.float32)
         # the single-agent face's rewards carried to the learner's first action, and which games' learners have not
-        # acted in their episode yet (``core.batch.advance``); empty here: the multi-agent face has no learner
+        # acted in their episode yet (``batch_play.advance``); empty here: the multi-agent face has no learner
         self._carry = _NO_F32
         self._fresh = np.zeros(0, dtype=bool)
         self._terminated = np.zeros(B, dtype=bool)
@@ -306,7 +308,7 @@ class _VectorBase(ExactCopy, GameMetadata):
         # the multi-agent face has no opponents; the single-agent face replaces these three
         self._opponent_ids = np.zeros((B, max(n - 1, 1)), dtype=np.int64)
         self._pool_kind = np.zeros(0, dtype=np.int64)
-        self._weights = BL.baseline_weight_array(self.game)
+        self._weights = baseline_weight_array(self.game)
         self._has_reset = False
         # set when the raw rows were handed out (``states``, ``state_view``): they may have been edited, so the next
         # call that runs a kernel on them checks every row first (see ``_check_edits``)
@@ -537,17 +539,17 @@ class _VectorBase(ExactCopy, GameMetadata):
     def _advance(self, rows: np.ndarray, actions: np.ndarray, learner: np.ndarray, mode: int) -> int:
         """One kernel call over ``rows``, split into chunks over ``num_threads`` threads (games are independent)."""
         if self.prefetch:
-            mode |= K.MODE_PREFETCH
+            mode |= P.MODE_PREFETCH
         args = (learner, self._opp, mode, self._masks, self._obs, self._seats, self._rew, self._rewards, self._lrew,
                 self._carry, self._fresh, self._terminated, self._truncated, self._final, self._final_obs,
                 self._seed_buf, self._counters, self._opponent_ids, self._pool_kind, self._weights)
         head = (self._states, self._rngs, self._cfg, self._spec, self._dice, self._offs)
         if self._runner.one_chunk(rows.shape[0]):  # small batches (B=1 runs on Python's overhead): no closure
-            return K.advance(*head, rows, actions, *args)
+            return P.advance(*head, rows, actions, *args)
         n = rows.shape[0]
 
         def alone() -> int:
-            return K.advance(*head, rows, actions, *args)
+            return P.advance(*head, rows, actions, *args)
 
         def threaded() -> int:
             arrays = (args[0], args[1], *args[3:])  # ``mode`` (args[2]) is a step parameter, not an array
@@ -815,7 +817,7 @@ class UnoSingleAgentVectorEnv(_VectorBase):
                 raise ValueError(f"learner_seat must be seats in [0, {n}), got {learner_seat!r}")
         self._learner = np.array(learner, dtype=np.int64)
         # rewards a game's current episode earned before its learner's first action (paid with that action), and
-        # which games' learners have not acted in their current episode (the kernel keeps both: core.batch.advance)
+        # which games' learners have not acted in their current episode (the kernel keeps both: batch_play.advance)
         self._carry = np.zeros(B, dtype=np.float32)
         self._fresh = np.zeros(B, dtype=bool)
         self._check_learner_can_act()

@@ -188,7 +188,7 @@ class BatchedPoolEnv:
         self._seed = seed
         self._episode_opponents = self.env.opponent_ids.copy()  # whom each game's current episode is against
         self.restored = False  # True after load_state: the games go on where the checkpoint left them
-        from uno_env.core.baselines import baseline_weight_array
+        from uno_env.players.parameters import baseline_weight_array
 
         self._weights = baseline_weight_array(self.game)
         self._no_shift = np.zeros(self.num_envs, dtype=np.int64)
@@ -250,7 +250,7 @@ class BatchedPoolEnv:
     def teacher_actions(self, obs: np.ndarray, masks: np.ndarray, out: np.ndarray) -> None:
         """The teacher's choice for every learner decision (kickstarting): the compiled heuristic (UNO Dice's own
         in UNO Dice)."""
-        from uno_env.core import baselines as BL
+        from uno_env.players import baselines as BL
 
         g = self.game
         BL.baseline_actions(BL.KIND_HEURISTIC, obs, masks, g.cfg, g.spec, g.obs_offsets, self._weights,

@@ -11,14 +11,14 @@ so a step paid for a hundred or so atomic operations on a few shared counters.  
 CPU-second on that machine, idle (``benchmarks/results/bench_ab_dice7_61ddd18.txt``; ``docs/benchmarks.md``).
 
 Nothing in the rules needs the count: every array they read or write belongs to their caller (Python or a batch
-kernel) for the whole call, and they allocate nothing.  The compiled baselines and the search's simulations do not
-allocate either: their work arrays (``workspace.py``) come from a thin entry point compiled with
-:func:`njit_refcounted` (``batch.advance``, ``baselines.baseline_actions``, ``search.search``, ...) that allocates
-them once per call and hands them to the loop compiled with :func:`njit`.  A function compiled with
-:func:`njit` that tries to allocate does not compile (numba refuses ``np.empty`` and the like without reference
-counting, and so a slice copy between two arrays, ``a[:] = b``, which numba makes through a temporary in case
-they overlap: such copies are loops), so a missing count fails loudly, never as a leak.  Functions marked
-``inline="always"`` take their caller's setting.
+kernel) for the whole call, and they allocate nothing.  The compiled players and the search's simulations
+(``uno_env.players``) do not allocate either: their work arrays (``players/workspace.py``) come from a thin entry
+point compiled with :func:`njit_refcounted` (``batch_play.advance``, ``baselines.baseline_actions``,
+``search.search``, ...) that allocates them once per call and hands them to the loop compiled with :func:`njit`.
+A function compiled with :func:`njit` that tries to allocate does not compile (numba refuses ``np.empty`` and the
+like without reference counting, and so a slice copy between two arrays, ``a[:] = b``, which numba makes through a
+temporary in case they overlap: such copies are loops), so a missing count fails loudly, never as a leak.
+Functions marked ``inline="always"`` take their caller's setting.
 
 The flag must be explicit on every compiled function of the core: numba compiles a function that leaves it
 unset with the setting of whichever caller compiled it first, so one path's choice would leak into another's.

@@ -1,7 +1,7 @@
 """The compiled players' work arrays: where each of their per-decision tables lives in the three arrays their
 caller hands them (:func:`baseline_scratch`).
 
-The players (``baselines``, ``dice_baselines``) used to allocate these small arrays on every decision.
+The players (``card_heuristic``, ``dice_heuristic``, ``greedy``) used to allocate these small arrays on every decision.
 Allocating needs numba's reference counting, and with it every array passed to every helper pays an atomic
 increment and decrement of its counter (``_jit.py``); the search plays the heuristic on each of its millions of
 rollout steps.  Given their work arrays, the players compile without reference counting.  The tables are written
@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._cache import rule_sources, track_dependencies
-from ._jit import njit_refcounted
-from .layout import MAX_KINDS
+from ..core._cache import track_dependencies
+from ..core._jit import njit_refcounted
+from ..core.layout import MAX_KINDS
+from ._cache import player_sources
 
-track_dependencies(__file__, rule_sources())
+track_dependencies(__file__, player_sources())
 
 NSYM = 20  # symbols are 0..17 (cards.py)
 TAB_LEN = 5  # the card heuristic's ``tab``: unseen cards per colour, unseen wilds
