@@ -6,7 +6,8 @@ slots ``C_*``, the phases ``PH_*``, the section starts ``A_*``, the attributes o
 the fields of ``RuleConfig``.  mypy cannot run that code, so this tool writes the same names, with their types, into
 marked blocks of those files (``# generated-types:start`` ... ``# generated-types:end``).  In layout.py and
 actions.py the blocks are declarations only (under ``TYPE_CHECKING`` or as class annotations); in config.py the
-block is the field list of the ``RuleConfig`` dataclass itself, one field per row of the options table.
+block is the field list of the ``RuleConfig`` dataclass itself, one field per row of the options table; in
+engine.py the blocks are the names of its explicit re-exports of the layout's and the action table's public names.
 
 ``python tools/gen_typing.py`` rewrites the blocks; ``--check`` exits 1 when one is out of date (the test suite
 runs that check, so a new field or option without a regenerated block fails the tests).
@@ -17,6 +18,7 @@ import argparse
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BLOCK = re.compile(r"(?P<indent>[ \t]*)# generated-types:start (?P<name>[\w-]+)[^\n]*\n"
@@ -39,6 +41,21 @@ def _action_blocks() -> dict[str, list[str]]:
     return {"action-starts": [f"{name}: int" for name in A.__all__]}
 
 
+def _isort_key(name: str) -> tuple[int, list[Any]]:
+    """The place of ``name`` in a ``from x import (...)`` list as ruff's isort orders it: constants, then classes,
+    then the rest, each case-insensitively with numbers in numeric order."""
+    kind = 0 if name.isupper() else 1 if name[:1].isupper() else 2
+    return kind, [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name.lower())]
+
+
+def _engine_blocks() -> dict[str, list[str]]:
+    from uno_env.core import actions as A
+    from uno_env.core import layout as L
+
+    return {"engine-actions": [f"{name}," for name in sorted(A.__all__, key=_isort_key)],
+            "engine-layout": [f"{name}," for name in sorted(L.__all__, key=_isort_key)]}
+
+
 def _config_blocks() -> dict[str, list[str]]:
     from uno_env.config import _FIELD_TYPES, OPTIONS
 
@@ -49,6 +66,7 @@ def _config_blocks() -> dict[str, list[str]]:
 FILES = {
     "uno_env/core/layout.py": _layout_blocks,
     "uno_env/core/actions.py": _action_blocks,
+    "uno_env/core/engine.py": _engine_blocks,
     "uno_env/config.py": _config_blocks,
 }
 

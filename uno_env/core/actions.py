@@ -9,7 +9,7 @@ invariant checker and the README's action table all derive from :data:`SECTIONS`
 
 UNO Dice adds :data:`DIE_SECTIONS` after the card sections: one action per die (D = the dice in the set; D = 0
 for the card games, whose action space is therefore unchanged).  In UNO Dice a play names the die, not its face
-(seed 001: the player chooses a die from the hand; two dice showing the same face are different dice), so the
+(its rule sheet: the player chooses a die from the hand; two dice showing the same face are different dice), so the
 per-kind ``play`` / ``play_uno`` actions are never legal there; every die's face and place are in the
 observation, so an agent knows which face each ``play die`` action puts in the centre.
 """

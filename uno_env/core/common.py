@@ -1,6 +1,9 @@
-"""Machinery every rule family shares (no rule of its own): the PRNG, seat arithmetic and moving cards.
+"""The base every rule family stands on (no rule of its own): the PRNG, wide fields, seat arithmetic and sets of
+kinds, plus the mask readers the compiled players share.
 
 A game's randomness is one splitmix64 word per game (``rng``), so a game's stream never depends on its batch.
+Moving cards and dice is ``moves``; what may be played is ``matching``; the UNO call that every change of a hand's
+size updates is ``uno``.
 """
 from __future__ import annotations
 
@@ -10,8 +13,22 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit
-from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, DRAW_ONE, DRAW_TWO, WILD_DRAW_FOUR, WILD_DRAW_TWO
-from .layout import *  # noqa: F403 - the generated state offsets S_*, O_*, option slots C_*, phases PH_*
+from .cards import COL_COLOUR, COL_POINTS, COL_SYMBOL, WILD_DRAW_FOUR, WILD_DRAW_TWO
+from .facts import draw_amount as draw_amount  # re-exported: the compiled players read it here
+from .layout import (
+    C_K,
+    C_NP,
+    MAX_KINDS,
+    O_HAND,
+    PH_TURN,
+    S_CUR,
+    S_DIR,
+    S_DRAWN,
+    S_DRAWN_DIE,
+    S_PHASE,
+    S_PLAYED,
+    WIDE_BITS,
+)
 
 track_dependencies(__file__, rule_sources())
 
@@ -20,15 +37,15 @@ track_dependencies(__file__, rule_sources())
 @njit(cache=True, inline="always")
 def get_wide(st, off):
     """The value of the wide field (``layout.Field.wide``) whose entries start at ``off`` (compiled)."""
-    return (np.int64(st[off + 1]) << WIDE_BITS) | np.int64(st[off])  # noqa: F405
+    return (np.int64(st[off + 1]) << WIDE_BITS) | np.int64(st[off])
 
 
 @njit(cache=True, inline="always")
 def set_wide(st, off, value):
     """Store ``value`` in the wide field at ``off``: the low ``WIDE_BITS`` bits, then the rest (compiled)."""
     v = np.int64(value)
-    st[off] = v & ((1 << WIDE_BITS) - 1)  # noqa: F405
-    st[off + 1] = v >> WIDE_BITS  # noqa: F405
+    st[off] = v & ((1 << WIDE_BITS) - 1)
+    st[off + 1] = v >> WIDE_BITS
 
 
 # ---------------------------------------------------------------------------------------------- PRNG
@@ -187,18 +204,6 @@ def begin_turn(st, cfg, seat):
 
 # ---------------------------------------------------------------------------------------------- cards
 @njit(cache=True, inline="always")
-def draw_amount(sym):
-    """Cards a draw card makes its victim draw; 0 for any other symbol."""
-    if sym == WILD_DRAW_FOUR:
-        return 4
-    if sym == DRAW_TWO or sym == WILD_DRAW_TWO:
-        return 2
-    if sym == DRAW_ONE:
-        return 1
-    return 0
-
-
-@njit(cache=True, inline="always")
 def is_restricted_wild(spec, kind):
     """Whether card kind ``kind`` is a Wild Draw Four or Wild Draw 2, the wilds with a legality rule (compiled)."""
     sym = spec[kind, COL_SYMBOL]
@@ -212,57 +217,6 @@ def hand_points(st, cfg, spec, seat):
     for kind in range(cfg[C_K]):
         total += st[hand_at(seat, kind)] * spec[kind, COL_POINTS]
     return total
-
-
-@njit(cache=True)
-def set_hand_n(st, seat, n):
-    """Set ``seat``'s hand size; a hand that is not down to one card loses its UNO call (compiled)."""
-    st[O_HAND_N + seat] = n
-    if n != 1:
-        st[O_CALLED + seat] = 0
-
-
-@njit(cache=True)
-def remove_from_hand(st, seat, kind):
-    """Take one card of ``kind`` from ``seat``'s hand (compiled)."""
-    st[hand_at(seat, kind)] -= 1
-    set_hand_n(st, seat, st[O_HAND_N + seat] - 1)
-
-
-@njit(cache=True)
-def add_to_hand(st, seat, kind):
-    """Put one card of ``kind`` into ``seat``'s hand (compiled)."""
-    st[hand_at(seat, kind)] += 1
-    set_hand_n(st, seat, st[O_HAND_N + seat] + 1)
-
-
-@njit(cache=True)
-def die_in_hand(st, cfg, dice, seat, kind):
-    """The lowest-id die of ``seat`` showing face ``kind``, or -1 (compiled)."""
-    for die in range(cfg[C_NUM_DICE]):
-        if st[O_DIE_LOC + die] == seat and dice[die, st[O_DIE_FACE + die]] == kind:
-            return die
-    return -1
-
-
-@njit(cache=True)
-def put_on_top(st, cfg, dice, seat, kind, die):
-    """The played card becomes the top of the discard; a played die becomes the centre die."""
-    if cfg[C_GAME] == GAME_DICE:
-        if die < 0:
-            die = die_in_hand(st, cfg, dice, seat, kind)
-        old = st[O_DISC]
-        st[O_DIE_LOC + old] = LOC_BAG
-        st[O_DRAW + st[S_DRAW_N]] = old
-        st[S_DRAW_N] += 1
-        st[O_DIE_LOC + die] = LOC_CENTRE
-        st[O_DISC] = die
-        st[O_DISC_COUNT + st[S_TOP]] -= 1
-    else:
-        st[O_DISC + st[S_DISC_N]] = kind
-        st[S_DISC_N] += 1
-    st[O_DISC_COUNT + kind] += 1
-    st[S_TOP] = kind
 
 
 @njit(cache=True, inline="always")

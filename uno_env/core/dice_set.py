@@ -18,7 +18,7 @@ integer id everywhere in the project is its index in that tuple.
 project's own 24 dice). Every problem with a file is a :class:`ValueError` naming the file,
 the die (1-based) and the face.
 
-This module imports only the standard library, PyYAML, numpy and the state layout (for the most dice a
+This module imports only the standard library, PyYAML, numpy and the state's limits (for the most dice a
 game holds, :data:`MAX_DICE`).
 """
 
@@ -36,7 +36,7 @@ import yaml
 
 from .._files import MAX_YAML_BYTES, read_text
 from ..yaml_io import describe_yaml_error, load_yaml
-from .layout import MAX_DICE
+from .limits import MAX_DICE
 
 __all__ = [
     "COLOURS",

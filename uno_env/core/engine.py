@@ -6,38 +6,191 @@ The rules read the game's kind table (``spec``: colour, symbol, points, copies p
 kind of each face, UNO Dice only) and the options (``cfg``, int64, slots generated from the options table):
 nothing is recompiled when an option changes.
 
-The rules themselves live in one module per family (each holds the legality and the effect of its rules):
+The rules live in layers, each importing only the layers below it (the import-linter contract in pyproject.toml
+keeps it so):
 
 ==================  ========================================================================
-``matching``        matching the top card; the turn, its end and the penalty reaching the next seat
+``engine``          this dispatcher: the legal actions by phase, an action by its section
+``turn``            the course of a turn, chained from the families: a play, its effect, the end of the turn,
+                    the penalty reaching the next seat, the rounds
 ``action_cards``    Skip, Reverse, Draw Two / Draw One
-``wilds``           naming a colour; Wild Draw Four / Wild Draw 2 legality, the penalty, challenges
+``wilds``           naming a colour; the pending penalty; the Wild Draw Four / Wild Draw 2 challenge
 ``dip``             Wild Dip Into Deck (pocket)
-``drawing``         drawing, the drawn card, reshuffles
-``uno``             calling UNO and being caught
-``dice``            UNO Dice: rolling from the bag, the centre die, rerolls
+``drawing``         drawing instead of playing, the drawn card
+``dice``            UNO Dice: choosing the die, rerolls
 ``house``           stacking, seven_zero, jump_in
 ``rounds``          deal, first card, end of round, scoring, match
+``matching``        what may be played: matching the top, the Wild Draw Four legality
+``moves``           moving cards and dice: hands, piles, the bag, reshuffles
+``uno``             the UNO calls (every change of a hand's size goes through it)
+``common``          PRNG, wide fields, seats, sets of kinds
+``facts``           what differs between the games; draw amounts and penalties
+``layout``          the state row, the options slots; ``actions``: the action table; ``cards``: the kinds
 ==================  ========================================================================
+
+The rule families (``action_cards`` to ``rounds``) stand on the base below them (``matching`` down) and never
+import one another: each holds the legality and the effect of its rules and returns what follows (a phase it
+opened, whether the turn ends, whether it skips), and ``turn`` and this module chain them.
 
 Set ``NUMBA_DISABLE_JIT=1`` to run the core as plain Python (tracebacks, coverage).
 """
 from __future__ import annotations
 
 from . import dice as D
-from . import dip, drawing, house, matching, rounds, uno, wilds
+from . import dip, drawing, house, matching, turn, uno, wilds
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit
-from .actions import *  # noqa: F403 - generated action section starts A_*
+from .actions import (  # noqa: F401 - every section start, re-exported: shells, players and tests read them as E.A_*
+    # generated-types:start engine-actions (tools/gen_typing.py writes this block; do not edit)
+    A_ACCEPT_B,
+    A_ACCEPT_K,
+    A_CHALLENGE_B,
+    A_CHALLENGE_K,
+    A_COLOUR_B,
+    A_COLOUR_K,
+    A_DRAW_B,
+    A_DRAW_K,
+    A_GIVE_B,
+    A_GIVE_K,
+    A_KEEP_B,
+    A_KEEP_K,
+    A_NUM_ACTIONS_B,
+    A_NUM_ACTIONS_K,
+    A_PASS_B,
+    A_PASS_K,
+    A_PLAY_B,
+    A_PLAY_DIE_B,
+    A_PLAY_DIE_K,
+    A_PLAY_K,
+    A_PLAY_UNO_B,
+    A_PLAY_UNO_K,
+    A_REROLL_B,
+    A_REROLL_K,
+    A_SWAP_B,
+    A_SWAP_K,
+    # generated-types:end engine-actions
+)
 from .actions import offsets as action_offsets  # noqa: F401 - re-exported
 from .common import below as _below  # noqa: F401 - re-exported for the batch kernels and the soak driver
 from .common import get_wide, hand_points, seed_rng, set_wide  # noqa: F401 - re-exported
-from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
+from .facts import plays_dice
+from .layout import (  # noqa: F401 - every public name of the layout, re-exported: shells, players and tests read E.S_*
+    # generated-types:start engine-layout (tools/gen_typing.py writes this block; do not edit)
+    C_CATCH_THRESHOLD,
+    C_CHALLENGE,
+    C_DEAL,
+    C_DICE_BLUFF,
+    C_DRAW_UNTIL_PLAYABLE,
+    C_DRAWN_RLCARD,
+    C_EPISODE_MATCH,
+    C_FIRST_DRAW_TWO_PLAY,
+    C_FIRST_REVERSE_DEALER,
+    C_FIRST_WILD,
+    C_FORCE_PLAY,
+    C_GAME,
+    C_JUMP_IN,
+    C_K,
+    C_MAX_TURNS,
+    C_NP,
+    C_NUM_CARDS,
+    C_NUM_DICE,
+    C_REVERSE_NO_SKIP,
+    C_REWARD_POINTS,
+    C_SEVEN_ZERO,
+    C_STACKING,
+    C_TARGET,
+    C_UNO_AUTO,
+    C_VOLUNTARY_DRAW,
+    C_WD_LEGAL_ANY_PLAYABLE,
+    CFG_LEN,
+    CONT_EFFECT,
+    CONT_START,
+    ERR_ILLEGAL,
+    ERR_OVER,
+    ERR_RANGE,
+    GAME_CLASSIC,
+    GAME_DICE,
+    GAME_POCKET,
+    LOC_BAG,
+    LOC_CENTRE,
+    MAX_DICE,
+    MAX_ITEMS,
+    MAX_KINDS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    NUM_PHASES,
+    O_CALLED,
+    O_DIE_FACE,
+    O_DIE_LOC,
+    O_DISC,
+    O_DISC_COUNT,
+    O_DRAW,
+    O_HAND,
+    O_HAND_N,
+    O_SCORES,
+    O_SHOWN_HAND,
+    OK,
+    PH_COLOUR,
+    PH_DRAWN,
+    PH_GIVE,
+    PH_JUMP,
+    PH_OVER,
+    PH_PENDING,
+    PH_REROLLED,
+    PH_SWAP,
+    PH_TURN,
+    PHASE_NAMES,
+    ROUND_CLEARED,
+    ROW_PLAYERS,
+    S_COLOUR,
+    S_CONT,
+    S_CUR,
+    S_DEALER,
+    S_DIR,
+    S_DISC_N,
+    S_DONE,
+    S_DRAW_N,
+    S_DRAWN,
+    S_DRAWN_DIE,
+    S_FLIPS,
+    S_JUMP_ASK,
+    S_JUMP_FROM,
+    S_LAST_PLAYER,
+    S_MATCH_WINNER,
+    S_PENDING,
+    S_PENDING_SYM,
+    S_PHASE,
+    S_PLAYED,
+    S_ROUND,
+    S_ROUND_POINTS,
+    S_SHOWN_FROM,
+    S_SHOWN_TO,
+    S_TOP,
+    S_TURNS,
+    S_UNO_MISSED,
+    S_WD_DIE,
+    S_WD_GUILTY,
+    S_WD_PLAYER,
+    S_WD_PREV_COLOUR,
+    S_WD_PREV_DIE,
+    S_WD_PREV_FACE,
+    S_WINNER,
+    STATE_DTYPE,
+    STATE_LEN,
+    STATE_MAX,
+    STATE_MIN,
+    WIDE_BITS,
+    WIDE_MAX,
+    WIDE_MIN,
+    players_of_row_length,
+    state_len,
+    # generated-types:end engine-layout
+)
 
 track_dependencies(__file__, rule_sources())
 
-reset_one = rounds.reset
-deal_prepared = rounds.deal_prepared
+reset_one = turn.reset
+deal_prepared = turn.deal_prepared
 
 
 @njit(cache=True)
@@ -48,17 +201,17 @@ def legal_mask(st, cfg, spec, dice, mask):
         return 0
     phase = st[S_PHASE]
     uno_offered = uno.offered(st, cfg, st[S_CUR])
-    if cfg[C_GAME] == GAME_DICE:
+    if plays_dice(cfg):
         # the shared rules mark the playable faces; a dice player then chooses the die (play_die); a turn reads
         # the dice in the hand directly
         if phase == PH_TURN or phase == PH_REROLLED:
-            return _dice_turn_legal(st, cfg, spec, dice, mask, uno_offered)
+            return D.turn_legal(st, cfg, spec, dice, mask, uno_offered)
         if phase == PH_DRAWN:
             drawing.drawn_legal(st, cfg, spec, mask, uno_offered)
         elif phase == PH_COLOUR:
             return wilds.colour_legal(cfg, mask)
         elif phase == PH_PENDING:
-            wilds.pending_legal(st, cfg, spec, mask, uno_offered)
+            _pending_legal(st, cfg, spec, mask, uno_offered)
         else:
             return 0
         return D.plays_by_die(st, cfg, dice, mask)
@@ -70,7 +223,7 @@ def legal_mask(st, cfg, spec, dice, mask):
     if phase == PH_DRAWN:
         return drawing.drawn_legal(st, cfg, spec, mask, uno_offered)
     if phase == PH_PENDING:
-        return wilds.pending_legal(st, cfg, spec, mask, uno_offered)
+        return _pending_legal(st, cfg, spec, mask, uno_offered)
     if phase == PH_GIVE:
         return dip.give_legal(st, cfg, mask)
     if phase == PH_SWAP:
@@ -80,26 +233,10 @@ def legal_mask(st, cfg, spec, dice, mask):
     return 0
 
 
-@njit(cache=True)
-def _dice_turn_legal(st, cfg, spec, dice, mask, uno_offered):
-    """A dice turn's legal actions in one pass over the dice in the hand: the same as the shared rules' plays by
-    kind (``matching.turn_legal``) turned into plays by die (``dice.plays_by_die``), without the pass over
-    every kind and the second over the dice (a third of a 2-player dice search's time went to the two)."""
-    k = cfg[C_K]
-    nd = cfg[C_NUM_DICE]
-    start = A_PLAY_DIE_K * k + A_PLAY_DIE_B
-    seat = st[S_CUR]
-    count = 0
-    for die in range(nd):
-        if st[O_DIE_LOC + die] != seat:
-            continue
-        if matching.playable(st, cfg, spec, seat, dice[die, st[O_DIE_FACE + die]]):
-            mask[start + die] = 1
-            count += 1
-            if uno_offered:
-                mask[start + nd + die] = 1
-                count += 1
-    return D.turn_extra_legal(st, cfg, mask, count)
+@njit(cache=True, inline="always")
+def _pending_legal(st, cfg, spec, mask, uno_offered):
+    """The victim of a draw card: accept or challenge (``wilds``), or answer with a draw card (``house``)."""
+    return wilds.pending_legal(st, cfg, mask) + house.stack_legal(st, cfg, spec, mask, uno_offered)
 
 
 @njit(cache=True)
@@ -118,31 +255,34 @@ def _apply(st, rng, cfg, spec, dice, action, rew):
         if call_uno:
             die -= nd
         kind = dice[die, st[O_DIE_FACE + die]]
-        matching.play(st, cfg, spec, dice, rng, seat, kind, call_uno, rew, die)
+        turn.play(st, cfg, spec, dice, rng, seat, kind, call_uno, rew, die)
     elif action < A_COLOUR_K * k + A_COLOUR_B:
         # a play: in a normal turn, of the drawn card, a stacked draw card or a jump-in
         if st[S_PHASE] == PH_JUMP:
             house.jump(st, spec, seat)
         kind = action if action < A_PLAY_UNO_K * k + A_PLAY_UNO_B else action - k
-        matching.play(st, cfg, spec, dice, rng, seat, kind, action >= k, rew, -1)
+        turn.play(st, cfg, spec, dice, rng, seat, kind, action >= k, rew, -1)
     elif action < A_DRAW_K * k + A_DRAW_B:
-        wilds.choose_colour(st, cfg, spec, dice, rng, seat, action - (A_COLOUR_K * k + A_COLOUR_B))
+        if wilds.choose_colour(st, cfg, seat, action - (A_COLOUR_K * k + A_COLOUR_B)):
+            turn.effect(st, cfg, spec, dice, rng, seat)
     elif action == A_DRAW_K * k + A_DRAW_B:
-        drawing.draw(st, cfg, spec, dice, rng, seat)
+        turn.draw(st, cfg, spec, dice, rng, seat)
     elif action == A_KEEP_K * k + A_KEEP_B:
-        drawing.keep(st, cfg, spec, dice, rng, seat)
+        turn.end_turn(st, cfg, spec, dice, rng, seat, False)  # the drawn card is kept
     elif action == A_CHALLENGE_K * k + A_CHALLENGE_B:
-        wilds.challenge(st, cfg, spec, dice, rng, seat)
+        wilds.challenge(st, cfg, dice, rng, seat)
     elif action == A_ACCEPT_K * k + A_ACCEPT_B:
-        wilds.accept(st, cfg, spec, dice, rng, seat)
+        wilds.accept(st, cfg, dice, rng, seat)
     elif action == A_PASS_K * k + A_PASS_B:
-        house.pass_jump(st, cfg, spec, dice, rng, seat)
+        turn.pass_jump(st, cfg, spec, dice, rng, seat)
     elif action == A_REROLL_K * k + A_REROLL_B:
         D.reroll(st, cfg, dice, rng, seat)
     elif action < A_SWAP_K * k + A_SWAP_B:
-        dip.give(st, cfg, spec, dice, rng, seat, action - (A_GIVE_K * k + A_GIVE_B))
+        dip.give(st, cfg, seat, action - (A_GIVE_K * k + A_GIVE_B))
+        turn.end_turn(st, cfg, spec, dice, rng, seat, False)
     else:
-        house.swap(st, cfg, spec, dice, rng, seat, action - (A_SWAP_K * k + A_SWAP_B) + 1)
+        house.swap(st, cfg, seat, action - (A_SWAP_K * k + A_SWAP_B) + 1)
+        turn.end_turn(st, cfg, spec, dice, rng, seat, False)
     if st[S_DONE] == 0 and get_wide(st, S_TURNS) >= cfg[C_MAX_TURNS]:
         st[S_DONE] = 2
         st[S_PHASE] = PH_OVER

@@ -18,11 +18,11 @@ from . import actions
 from . import engine as E
 from . import layout as L
 from .cards import COL_COUNT, COLOURS, GAME_IDS, classic_kinds, dice_kinds, pocket_kinds
+from .facts import GAME_FACTS
 from .invariants import BAD_CONSERVATION, FAILURE_NAMES, check_state
 from .observe import observation_layout
 from .validate import state_problem
 
-DEAL = {"classic": 7, "pocket": 5, "dice": 5}
 #: ``format`` and ``version`` of :meth:`Game.state_dict`; version 1 was the readable dict without them
 STATE_FORMAT = "uno-env-state"
 #: 3: rows sized to the player count, so ``fields.hand`` has one row per seat (version 2 had ten rows whatever
@@ -107,7 +107,7 @@ class Game:
         derived = {
             "game": GAME_IDS[r.game],
             "k": self.num_kinds,
-            "deal": DEAL[r.game],
+            "deal": GAME_FACTS[r.game].deal,
             "num_dice": self.dice.shape[0] if r.game == "dice" else 0,
             "num_cards": self.num_items,
         }

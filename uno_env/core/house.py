@@ -17,13 +17,34 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import common as U
-from . import matching, uno, wilds
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit, njit_refcounted
-from .actions import *  # noqa: F403 - generated action section starts A_*
+from .actions import A_PASS_B, A_PASS_K, A_SWAP_B, A_SWAP_K
 from .cards import COL_COLOUR, COL_SYMBOL, NO_COLOUR, REVERSE, SKIP
-from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
+from .common import hand_at, next_seat, offer_play
+from .facts import draw_amount
+from .layout import (
+    C_JUMP_IN,
+    C_K,
+    C_NP,
+    C_SEVEN_ZERO,
+    C_STACKING,
+    MAX_KINDS,
+    MAX_PLAYERS,
+    O_HAND_N,
+    PH_JUMP,
+    PH_SWAP,
+    S_CUR,
+    S_DIR,
+    S_JUMP_FROM,
+    S_PENDING,
+    S_PENDING_SYM,
+    S_PHASE,
+    S_PLAYED,
+    S_TOP,
+)
+from .matching import restriction_allows
+from .uno import drop_call, forgive
 
 track_dependencies(__file__, rule_sources())
 
@@ -49,16 +70,17 @@ def stack_legal(st, cfg, spec, mask, uno_offered):
     count = 0
     for kind in range(k):
         sym = spec[kind, COL_SYMBOL]
-        answers = sym == pending_sym or (any_draw and U.draw_amount(sym) > 0)
-        if answers and st[U.hand_at(seat, kind)] > 0 and wilds.restriction_allows(st, cfg, spec, seat, kind):
-            count += U.offer_play(mask, k, kind, uno_offered)
+        answers = sym == pending_sym or (any_draw and draw_amount(sym) > 0)
+        if answers and st[hand_at(seat, kind)] > 0 and restriction_allows(st, cfg, spec, seat, kind):
+            count += offer_play(mask, k, kind, uno_offered)
     return count
 
 
 # ---------------------------------------------------------------------------------------------- seven_zero
 @njit(cache=True)
-def seven_zero_effect(st, cfg, spec, dice, rng, seat, sym):
-    """A 7 opens the swap choice, a 0 rotates the hands; False when the card is neither (or the rule is off)."""
+def seven_zero_effect(st, cfg, sym):
+    """A 7 opens the swap choice (True: the player chooses next), a 0 rotates the hands; False, the turn ends, for
+    a 0 and for any other card (or when the rule is off)."""
     if cfg[C_SEVEN_ZERO] != 1:
         return False
     if sym == 7 and cfg[C_NP] > 1:
@@ -67,9 +89,7 @@ def seven_zero_effect(st, cfg, spec, dice, rng, seat, sym):
     if sym == 0:
         # hands that change owner carry no UNO penalty (catching before the pass would punish the receiver)
         rotate_hands(st, cfg, st[S_DIR])
-        uno.forgive(st)
-        matching.end_turn(st, cfg, spec, dice, rng, seat, False)
-        return True
+        forgive(st)
     return False
 
 
@@ -81,14 +101,14 @@ def rotate_hands(st, cfg, direction):
     tmp = np.empty(MAX_PLAYERS * MAX_KINDS + MAX_PLAYERS, np.int32)
     for seat in range(np_):
         for kind in range(k):
-            tmp[seat * MAX_KINDS + kind] = st[U.hand_at(seat, kind)]
+            tmp[seat * MAX_KINDS + kind] = st[hand_at(seat, kind)]
         tmp[MAX_PLAYERS * MAX_KINDS + seat] = st[O_HAND_N + seat]
     for seat in range(np_):
         src = (seat - direction + np_) % np_
         for kind in range(k):
-            st[U.hand_at(seat, kind)] = tmp[src * MAX_KINDS + kind]
+            st[hand_at(seat, kind)] = tmp[src * MAX_KINDS + kind]
         st[O_HAND_N + seat] = tmp[MAX_PLAYERS * MAX_KINDS + src]
-        st[O_CALLED + seat] = 0
+        drop_call(st, seat)
 
 
 @njit(cache=True)
@@ -101,20 +121,20 @@ def swap_legal(cfg, mask):
 
 
 @njit(cache=True)
-def swap(st, cfg, spec, dice, rng, seat, offset):
-    """Swap hands with the seat ``offset`` places after ``seat``; no UNO penalty (the hand changes owner)."""
+def swap(st, cfg, seat, offset):
+    """Swap hands with the seat ``offset`` places after ``seat``; no UNO penalty (the hand changes owner).  The turn
+    ends then."""
     other = (seat + offset) % cfg[C_NP]
     for kind in range(cfg[C_K]):
-        t = st[U.hand_at(seat, kind)]
-        st[U.hand_at(seat, kind)] = st[U.hand_at(other, kind)]
-        st[U.hand_at(other, kind)] = t
+        t = st[hand_at(seat, kind)]
+        st[hand_at(seat, kind)] = st[hand_at(other, kind)]
+        st[hand_at(other, kind)] = t
     t = st[O_HAND_N + seat]
     st[O_HAND_N + seat] = st[O_HAND_N + other]
     st[O_HAND_N + other] = t
-    st[O_CALLED + seat] = 0
-    st[O_CALLED + other] = 0
-    uno.forgive(st)
-    matching.end_turn(st, cfg, spec, dice, rng, seat, False)
+    drop_call(st, seat)
+    drop_call(st, other)
+    forgive(st)
 
 
 # ---------------------------------------------------------------------------------------------- jump_in
@@ -130,7 +150,7 @@ def open_jump_in(st, cfg, spec, seat):
     ):
         # every other seat is asked in turn order whether or not it holds the card, so being asked says nothing
         st[S_JUMP_FROM] = seat
-        st[S_CUR] = U.next_seat(st, cfg, seat, 1)
+        st[S_CUR] = next_seat(st, cfg, seat, 1)
         st[S_PHASE] = PH_JUMP
         return True
     return False
@@ -142,8 +162,8 @@ def jump_legal(st, cfg, mask, uno_offered):
     k = cfg[C_K]
     kind = st[S_TOP]
     count = 0
-    if st[U.hand_at(st[S_CUR], kind)] > 0:
-        count += U.offer_play(mask, k, kind, uno_offered)
+    if st[hand_at(st[S_CUR], kind)] > 0:
+        count += offer_play(mask, k, kind, uno_offered)
     mask[A_PASS_K * k + A_PASS_B] = 1
     return count + 1
 
@@ -153,7 +173,7 @@ def jump(st, spec, seat):
     """A jump-in: the effect of the card jumped on is withdrawn (its penalty, its Reverse; a Skip had not
     happened yet) and play continues from the jumper, whose identical card takes effect from its seat."""
     sym = spec[st[S_TOP], COL_SYMBOL]
-    st[S_PENDING] -= U.draw_amount(sym)
+    st[S_PENDING] -= draw_amount(sym)
     if st[S_PENDING] == 0:
         st[S_PENDING_SYM] = -1
     if sym == REVERSE:
@@ -163,15 +183,15 @@ def jump(st, spec, seat):
 
 
 @njit(cache=True)
-def pass_jump(st, cfg, spec, dice, rng, seat):
-    """Decline to jump in: ask the next seat, or close the window and hand the turn on from the card's player."""
-    nxt = U.next_seat(st, cfg, seat, 1)
+def pass_jump(st, cfg, spec, seat):
+    """Decline to jump in: ask the next seat (returns ``(-1, False)``), or close the window; then the turn passes
+    on from the card's player, returned with whether the card skips (``(origin, skip)``)."""
+    nxt = next_seat(st, cfg, seat, 1)
     origin = st[S_JUMP_FROM]
     if nxt == origin:
         st[S_JUMP_FROM] = -1
         # nobody jumped in: the card's own effect goes ahead (a Skip, or a Reverse with two players, skips)
         sym = spec[st[S_TOP], COL_SYMBOL]
-        skip = sym == SKIP or (sym == REVERSE and cfg[C_NP] == 2)
-        matching.advance(st, cfg, spec, dice, rng, origin, skip)
-    else:
-        st[S_CUR] = nxt
+        return origin, sym == SKIP or (sym == REVERSE and cfg[C_NP] == 2)
+    st[S_CUR] = nxt
+    return -1, False

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .limits import MAX_DICE, MAX_ITEMS, MAX_KINDS, MAX_PLAYERS
+
 # ---------------------------------------------------------------------------------------------- limits
 #: The type of a state row's entries (see the module's docstring for why it is this narrow).
 STATE_DTYPE = np.int16
@@ -41,10 +43,6 @@ STATE_MIN, STATE_MAX = int(np.iinfo(STATE_DTYPE).min), int(np.iinfo(STATE_DTYPE)
 #: A wide field's value ``v`` is stored as ``v & (2**WIDE_BITS - 1)`` then ``v >> WIDE_BITS`` (two entries).
 WIDE_BITS = 15
 WIDE_MIN, WIDE_MAX = STATE_MIN << WIDE_BITS, (STATE_MAX << WIDE_BITS) | (2**WIDE_BITS - 1)
-MAX_PLAYERS = 10
-MAX_KINDS = 54
-MAX_ITEMS = 128  # cards in a deck or dice in a bag
-MAX_DICE = 64
 GAME_CLASSIC, GAME_POCKET, GAME_DICE = 0, 1, 2
 
 # ---------------------------------------------------------------------------------------------- phases
@@ -155,10 +153,10 @@ FIELDS: tuple[Field, ...] = (
     Field("match_winner", (), "winner of the match, else -1"),
     Field("flips", (), "cards turned up to start the round (including wilds put back or redealt)", wide=True),
     Field("played", (), "1 when the acting seat has played a card this turn (a jump-in window follows a play)"),
-    # the shown hand (seeds 000, 003: the challenged player shows the hand to the challenger, nobody else)
+    # the shown hand (the pocket rule sheets: the challenged player shows the hand to the challenger, nobody else)
     Field("shown_from", (), "seat whose hand was shown to shown_to after a challenge, else -1"),
     Field("shown_to", (), "the challenger who saw it, until that seat's next decision is taken, else -1"),
-    # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (seed 001)
+    # UNO Dice with dice_wd4_bluff: what a guilty Wild Draw Four's take-back restores (the UNO Dice rule sheet)
     Field("wd_die", (), "dice: the Wild Draw Four die a challenge may send back to its player, else -1"),
     Field("wd_prev_die", (), "dice: the centre die that Wild Draw Four replaced, else -1"),
     Field("wd_prev_face", (), "dice: that centre die's face index then, else -1"),

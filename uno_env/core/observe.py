@@ -13,6 +13,7 @@ import numpy as np
 from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit
+from .facts import GAME_FACTS, plays_dice
 
 track_dependencies(__file__, rule_sources())
 
@@ -31,7 +32,7 @@ def observation_layout(game: str, num_players: int, kind_names: tuple[str, ...],
     so the two shown-hand blocks are present; they come last, so that without them the layout is unchanged.
     """
     k = len(kind_names)
-    dice = game == "dice"
+    dice = GAME_FACTS[game].dice  # every hand is public, and each die's place and face
     n = num_players
     blocks = [
         ("hand", k, "own hand: count of each kind (action table order of kinds)"),
@@ -84,7 +85,7 @@ def observe_one(st, cfg, spec, offs, seat, out):
     base = offs[B_HAND]
     for kind in range(k):
         out[base + kind] = st[hand + kind]
-    if cfg[E.C_GAME] == E.GAME_DICE:
+    if plays_dice(cfg):
         base = offs[B_OTHER_HANDS]
         other = seat
         for _ in range(1, n):

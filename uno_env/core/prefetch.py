@@ -17,7 +17,12 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from . import engine as E
+from ._cache import rule_sources, track_dependencies
 from ._jit import njit
+from .facts import plays_dice
+
+# its functions compile the facts table and the layout into themselves (inlined into the batch kernels)
+track_dependencies(__file__, rule_sources())
 
 
 def _prefetch_intrinsic(write: int):  # type: ignore[no-untyped-def]
@@ -79,7 +84,7 @@ def prefetch_game_rest(states, obs, masks, cfg, b):
     st = states[b]
     n = cfg[E.C_NP]
     cur = st[E.S_CUR]
-    if cfg[E.C_GAME] == E.GAME_DICE:  # UNO Dice observes every seat's hand counts
+    if plays_dice(cfg):  # UNO Dice observes every seat's hand counts
         _prefetch_hands(states, b, 0, n)
     elif 0 <= cur < n:  # the seat to act, and the next one, who acts (is observed, has a mask) after the step
         _prefetch_hands(states, b, cur, cur + 1)
@@ -90,7 +95,7 @@ def prefetch_game_rest(states, obs, masks, cfg, b):
         prefetch_read(states, b, E.O_DRAW + draw_n - 1)
     if 0 <= disc_n < E.MAX_ITEMS:
         prefetch_read(states, b, E.O_DISC + disc_n)
-    if cfg[E.C_GAME] == E.GAME_DICE:
+    if plays_dice(cfg):
         nd = cfg[E.C_NUM_DICE]
         for c in range(0, nd + LINE_STATE, LINE_STATE):
             prefetch_read(states, b, E.O_DIE_LOC + min(c, nd - 1))

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import actions as A
-from . import wilds
+from . import matching
 from .layout import (  # noqa: F401 - re-exported for agents
     NUM_PHASES,
     PH_COLOUR,
@@ -48,7 +48,7 @@ class RulesQuery:
         v.hand[0, :k] = np.asarray(hand[:k], dtype=STATE_DTYPE)
         v.top = int(top)
         v.colour = int(colour)
-        return bool(wilds.restricted_wild_legal(self._row, self.game.cfg, self.game.spec, 0))
+        return bool(matching.restricted_wild_legal(self._row, self.game.cfg, self.game.spec, 0))
 
     def play_of(self, action: int) -> tuple[int, bool] | None:
         """``(kind, calls_uno)`` when ``action`` plays a card/die, else None."""

@@ -1,12 +1,13 @@
 """Start and end of a round, and scoring.
 
-Rules: classic deals 7, pocket 5 (seeds 004, 000), one card at a time from the seat left of the dealer, who acts
+Rules: classic deals 7, pocket 5 (their rule sheets), one card at a time from the seat left of the dealer, who acts
 first; the first card turned up takes effect on the first player (Skip: skipped; Reverse: direction flips, with
 two players as Skip; Draw Two / Draw One: the first player draws and is skipped).  A wild turned up in classic
-starts the deal over: every card back, shuffled, the same dealer deals again (``first_wild: redeal``, seed 004
-"sekoita kortit uudelleen ja aloita alusta"); or it goes back and the pile is reshuffled (pocket, seed 000;
+starts the deal over: every card back, shuffled, the same dealer deals again (``first_wild: redeal``, the classic rule
+sheet: "sekoita kortit uudelleen ja aloita alusta"); or it goes back and the pile is reshuffled (pocket, its rule sheet;
 classic ``first_wild: reshuffle``), or the first player names the colour (``choose_colour``, the older
-official sheet).  UNO Dice sets up with ``dice.deal``.  A round ends the moment
+official sheet).  UNO Dice (its rule sheet): every die into the bag, a centre die rolled until it shows a number (a
+die with no number face goes back), then 5 dice to each hand, rolled.  A round ends the moment
 a player has no cards left; a draw card played last still hits the next player and those cards count.  The
 winner scores the points left in the other hands (numbers face value, actions 20, wilds 50; project rules, all games);
 option ``episode``: ``round`` ends the episode, ``match`` plays rounds until a score reaches ``target_score``
@@ -20,21 +21,75 @@ plays first) and ``reverse_two_players: reverse``.
 from __future__ import annotations
 
 from ..config import OPTIONS
-from . import common as U
-from . import dice as D
-from . import drawing, wilds
 from ._cache import rule_sources, track_dependencies
-from ._jit import njit, njit_refcounted
+from ._jit import njit
 from .cards import COL_COLOUR, COL_COUNT, COL_SYMBOL, DRAW_ONE, DRAW_TWO, NO_COLOUR, REVERSE, SKIP, WILD
-from .layout import *  # noqa: F403 - generated state offsets S_*, O_*, option slots C_*, phases PH_*
+from .common import below, get_wide, hand_points, next_seat, set_wide, shuffle
+from .facts import F_FIRST_WILD_OPTION, F_WINNER_STARTS, draw_amount, game_has, plays_dice
+from .layout import (
+    C_DEAL,
+    C_EPISODE_MATCH,
+    C_FIRST_DRAW_TWO_PLAY,
+    C_FIRST_REVERSE_DEALER,
+    C_FIRST_WILD,
+    C_K,
+    C_NP,
+    C_NUM_DICE,
+    C_REVERSE_NO_SKIP,
+    C_REWARD_POINTS,
+    C_TARGET,
+    CONT_EFFECT,
+    CONT_START,
+    LOC_BAG,
+    LOC_CENTRE,
+    MAX_KINDS,
+    MAX_PLAYERS,
+    O_DIE_FACE,
+    O_DIE_LOC,
+    O_DISC,
+    O_DISC_COUNT,
+    O_DRAW,
+    O_HAND,
+    O_HAND_N,
+    O_SCORES,
+    PH_COLOUR,
+    PH_OVER,
+    PH_TURN,
+    ROUND_CLEARED,
+    S_COLOUR,
+    S_CONT,
+    S_CUR,
+    S_DEALER,
+    S_DIR,
+    S_DISC_N,
+    S_DONE,
+    S_DRAW_N,
+    S_DRAWN,
+    S_DRAWN_DIE,
+    S_FLIPS,
+    S_JUMP_ASK,
+    S_JUMP_FROM,
+    S_LAST_PLAYER,
+    S_MATCH_WINNER,
+    S_PENDING,
+    S_PENDING_SYM,
+    S_PHASE,
+    S_PLAYED,
+    S_ROUND,
+    S_ROUND_POINTS,
+    S_TOP,
+    S_WINNER,
+)
+from .moves import draw_die, draw_many, draw_one
+from .uno import clear_calls
 
 track_dependencies(__file__, rule_sources())
 
 
-
 @njit(cache=True)
 def clear_round(st, cfg):
-    """Zero the parts of the state row that a new round starts afresh (hands, piles, pending draw; compiled)."""
+    """Zero the parts of the state row that a new round starts afresh (hands, piles, pending draw, UNO calls; the
+    challenge's fields are ``wilds.clear``; compiled)."""
     lo, hi = ROUND_CLEARED
     for i in range(lo, hi):
         st[i] = 0
@@ -42,25 +97,17 @@ def clear_round(st, cfg):
         st[i] = 0
     for seat in range(MAX_PLAYERS):
         st[O_HAND_N + seat] = 0
-        st[O_CALLED + seat] = 0
+    clear_calls(st)
     st[S_PENDING] = 0
     st[S_PENDING_SYM] = -1
-    st[S_WD_GUILTY] = 0
-    st[S_WD_PLAYER] = -1
-    st[S_WD_DIE] = -1
-    st[S_WD_PREV_DIE] = -1
-    st[S_WD_PREV_FACE] = -1
-    st[S_WD_PREV_COLOUR] = -1
     st[S_DRAWN] = -1
     st[S_DRAWN_DIE] = -1
-    st[S_UNO_MISSED] = -1
     st[S_JUMP_ASK] = -1
     st[S_JUMP_FROM] = -1
     st[S_DIR] = 1
     st[S_CONT] = CONT_EFFECT
-    U.set_wide(st, S_FLIPS, 0)
+    set_wide(st, S_FLIPS, 0)
     st[S_PLAYED] = 0
-    wilds.forget_shown(st)
 
 
 #: The choices of the ``first_wild`` option (the compiled rules read the index).
@@ -89,7 +136,16 @@ def build_pile(st, cfg, spec, rng):
             n += 1
     st[S_DRAW_N] = n
     st[S_DISC_N] = 0
-    U.shuffle(st, O_DRAW, n, rng)
+    shuffle(st, O_DRAW, n, rng)
+
+
+@njit(cache=True)
+def deal(st, cfg, spec, dice, rng):
+    """Deal the round just cleared, cards or dice (compiled)."""
+    if plays_dice(cfg):
+        deal_dice(st, cfg, spec, dice, rng, st[S_DEALER])
+    else:
+        deal_cards(st, cfg, spec, dice, rng)
 
 
 @njit(cache=True)
@@ -110,23 +166,22 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     np_ = cfg[C_NP]
     for _ in range(cfg[C_DEAL]):
         for i in range(1, np_ + 1):  # one at a time, starting left of the dealer
-            drawing.draw_one(st, cfg, spec, dice, rng, (st[S_DEALER] + i) % np_)
+            draw_one(st, cfg, dice, rng, (st[S_DEALER] + i) % np_)
     first = (st[S_DEALER] + 1) % np_
     # turn up the first card; a wild starts the deal over (classic first_wild=redeal) or goes back into the
     # pile, which is reshuffled (pocket; classic first_wild=reshuffle)
-    classic = cfg[C_GAME] == GAME_CLASSIC
+    first_wild = cfg[C_FIRST_WILD] if game_has(cfg, F_FIRST_WILD_OPTION) else FIRST_WILD_RESHUFFLE
     while True:
-        U.set_wide(st, S_FLIPS, U.get_wide(st, S_FLIPS) + 1)
+        set_wide(st, S_FLIPS, get_wide(st, S_FLIPS) + 1)
         n = st[S_DRAW_N] - 1
         kind = st[O_DRAW + n]
         sym = spec[kind, COL_SYMBOL]
         if spec[kind, COL_COLOUR] == NO_COLOUR:
-            if classic and cfg[C_FIRST_WILD] == FIRST_WILD_REDEAL:
+            if first_wild == FIRST_WILD_REDEAL:
                 return False
-            keep_wild = cfg[C_FIRST_WILD] == FIRST_WILD_CHOOSE or cfg[C_FIRST_WILD] == FIRST_WILD_RANDOM
-            if sym == WILD and classic and keep_wild:
+            if sym == WILD and (first_wild == FIRST_WILD_CHOOSE or first_wild == FIRST_WILD_RANDOM):
                 break
-            U.shuffle(st, O_DRAW, n + 1, rng)
+            shuffle(st, O_DRAW, n + 1, rng)
             continue
         break
     st[S_DRAW_N] = n
@@ -137,8 +192,8 @@ def deal_from_pile(st, cfg, spec, dice, rng):
     st[S_LAST_PLAYER] = -1
     st[S_PHASE] = PH_TURN
     st[S_CUR] = first
-    if spec[kind, COL_COLOUR] == NO_COLOUR and cfg[C_FIRST_WILD] == FIRST_WILD_RANDOM:
-        st[S_COLOUR] = U.below(rng, 4)  # RLCard's flip_top_card: a random colour, then the first player plays
+    if spec[kind, COL_COLOUR] == NO_COLOUR and first_wild == FIRST_WILD_RANDOM:
+        st[S_COLOUR] = below(rng, 4)  # RLCard's flip_top_card: a random colour, then the first player plays
         return True
     if spec[kind, COL_COLOUR] == NO_COLOUR:
         st[S_COLOUR] = 0
@@ -155,76 +210,89 @@ def deal_from_pile(st, cfg, spec, dice, rng):
         st[S_DIR] = -1
         st[S_CUR] = st[S_DEALER] if cfg[C_FIRST_REVERSE_DEALER] == 1 else (st[S_DEALER] - 1 + np_) % np_
     elif sym == DRAW_TWO or sym == DRAW_ONE:
-        drawing.draw_many(st, cfg, spec, dice, rng, first, 2 if sym == DRAW_TWO else 1)
+        draw_many(st, cfg, dice, rng, first, draw_amount(sym))
         if sym == DRAW_ONE or cfg[C_FIRST_DRAW_TWO_PLAY] == 0:
             st[S_CUR] = (first + 1) % np_
     return True
 
 
 @njit(cache=True)
-def start_round(st, cfg, spec, dice, rng, first_or_dealer):
-    """Clear the table and deal a new round, cards or dice (compiled)."""
-    clear_round(st, cfg)
-    st[S_DEALER] = first_or_dealer
-    if cfg[C_GAME] == GAME_DICE:
-        D.deal(st, cfg, spec, dice, rng, first_or_dealer)
-    else:
-        deal_cards(st, cfg, spec, dice, rng)
+def deal_dice(st, cfg, spec, dice, rng, first):
+    """UNO Dice: all dice into the bag, the centre die rolled until it shows a number, then 5 dice to each hand."""
+    nd = cfg[C_NUM_DICE]
+    for die in range(nd):
+        st[O_DRAW + die] = die
+        st[O_DIE_LOC + die] = LOC_BAG
+        st[O_DIE_FACE + die] = 0
+    st[S_DRAW_N] = nd
+    while True:
+        n = st[S_DRAW_N]
+        j = below(rng, n)
+        die = st[O_DRAW + j]
+        has_number = False
+        for f in range(6):
+            if spec[dice[die, f], COL_SYMBOL] < 10:
+                has_number = True
+        if not has_number:
+            continue
+        st[O_DRAW + j] = st[O_DRAW + n - 1]
+        st[S_DRAW_N] = n - 1
+        while True:
+            set_wide(st, S_FLIPS, get_wide(st, S_FLIPS) + 1)
+            face = below(rng, 6)
+            if spec[dice[die, face], COL_SYMBOL] < 10:
+                break
+        break
+    st[O_DIE_LOC + die] = LOC_CENTRE
+    st[O_DIE_FACE + die] = face
+    st[O_DISC] = die
+    st[S_DISC_N] = 1
+    kind = dice[die, face]
+    st[S_TOP] = kind
+    st[O_DISC_COUNT + kind] = 1
+    st[S_COLOUR] = spec[kind, COL_COLOUR]
+    np_ = cfg[C_NP]
+    for i in range(np_):
+        seat = (first + i) % np_
+        for _ in range(cfg[C_DEAL]):
+            draw_die(st, cfg, dice, rng, seat)
+    st[S_DRAWN_DIE] = -1
+    st[S_LAST_PLAYER] = -1
+    st[S_PHASE] = PH_TURN
+    st[S_CUR] = first
 
 
-@njit(cache=True)
-def reset(st, rng, cfg, spec, dice, seed):
-    """Deal a new game into state row ``st`` with PRNG ``rng`` seeded by ``seed`` (compiled; scores reset)."""
-    U.seed_rng(rng, seed)
-    for i in range(st.shape[0]):
-        st[i] = 0
-    st[S_WINNER] = -1
-    st[S_MATCH_WINNER] = -1
-    # classic/pocket: the dealer is the last seat, so seat 0 (left of the dealer) acts first;
-    # dice: seat 0 rolls the centre die and acts first
-    start = 0 if cfg[C_GAME] == GAME_DICE else cfg[C_NP] - 1
-    start_round(st, cfg, spec, dice, rng, start)
-
-
-@njit_refcounted(cache=True)  # copies the prepared pile
-def deal_prepared(st, rng, cfg, spec, dice, dealer):
-    """Test hook (card games): start a round from the draw pile already in ``st`` (a whole deck, top last),
-    unshuffled, with ``dealer`` dealing: scenario tests of the deal and of the first card turned up."""
-    n = st[S_DRAW_N]
-    pile = st[O_DRAW: O_DRAW + n].copy()
-    clear_round(st, cfg)
-    st[O_DRAW: O_DRAW + n] = pile
-    st[S_DRAW_N] = n
-    st[S_DISC_N] = 0
-    st[S_DEALER] = dealer
-    if not deal_from_pile(st, cfg, spec, dice, rng):
-        deal_cards(st, cfg, spec, dice, rng)  # first_wild=redeal: the prepared deal is over, a shuffled one follows
+@njit(cache=True, inline="always")
+def first_dealer(cfg):
+    """Who deals the first round: the last seat, so that seat 0 (left of the dealer) acts first; in UNO Dice seat 0,
+    which rolls the centre die and acts first (compiled)."""
+    return 0 if game_has(cfg, F_WINNER_STARTS) else cfg[C_NP] - 1
 
 
 @njit(cache=True)
 def finish_round(st, cfg, spec, dice, rng, winner, rew):
-    """End the round won by ``winner``: apply a pending draw, score the other hands, write the rewards into ``rew`` and
-    start the next round or end the match (compiled).
+    """End the round won by ``winner``: apply a pending draw, score the other hands and write the rewards into
+    ``rew``; returns who deals the next round, or -1 when the episode is over (compiled).
     """
     np_ = cfg[C_NP]
     if st[S_PENDING] > 0:
-        drawing.draw_many(st, cfg, spec, dice, rng, U.next_seat(st, cfg, winner, 1), st[S_PENDING])
+        draw_many(st, cfg, dice, rng, next_seat(st, cfg, winner, 1), st[S_PENDING])
         st[S_PENDING] = 0
     points = 0
     for seat in range(np_):
         if seat != winner:
-            points += U.hand_points(st, cfg, spec, seat)
-    U.set_wide(st, O_SCORES + 2 * winner, U.get_wide(st, O_SCORES + 2 * winner) + points)
+            points += hand_points(st, cfg, spec, seat)
+    set_wide(st, O_SCORES + 2 * winner, get_wide(st, O_SCORES + 2 * winner) + points)
     st[S_WINNER] = winner
-    U.set_wide(st, S_ROUND_POINTS, points)
+    set_wide(st, S_ROUND_POINTS, points)
     target = cfg[C_TARGET]
-    match_over = cfg[C_EPISODE_MATCH] == 0 or U.get_wide(st, O_SCORES + 2 * winner) >= target
+    match_over = cfg[C_EPISODE_MATCH] == 0 or get_wide(st, O_SCORES + 2 * winner) >= target
     if cfg[C_REWARD_POINTS] == 1:
         for seat in range(np_):
             if seat == winner:
                 rew[seat] += points / target
             else:
-                rew[seat] -= U.hand_points(st, cfg, spec, seat) / target
+                rew[seat] -= hand_points(st, cfg, spec, seat) / target
     elif match_over:
         for seat in range(np_):
             rew[seat] += 1.0 if seat == winner else -1.0 / (np_ - 1)
@@ -232,9 +300,6 @@ def finish_round(st, cfg, spec, dice, rng, winner, rew):
         st[S_DONE] = 1
         st[S_PHASE] = PH_OVER
         st[S_MATCH_WINNER] = winner
-        return
-    U.set_wide(st, S_ROUND, U.get_wide(st, S_ROUND) + 1)
-    if cfg[C_GAME] == GAME_DICE:
-        start_round(st, cfg, spec, dice, rng, winner)
-    else:
-        start_round(st, cfg, spec, dice, rng, (st[S_DEALER] + 1) % np_)
+        return -1
+    set_wide(st, S_ROUND, get_wide(st, S_ROUND) + 1)
+    return winner if game_has(cfg, F_WINNER_STARTS) else (st[S_DEALER] + 1) % np_
