@@ -13,7 +13,8 @@ config evaluate at the same steps); the median is over seeds, the band from the 
         --json benchmarks/results/bench_scratch.json --plot benchmarks/results/bench_scratch.png
     python benchmarks/bench_scratch.py --configs classic_scratch --seeds 0 --set total_steps=2000000   # shorter
 
-``--collect`` reads the runs already in ``--runs-dir`` without training (a missing run is an error).  ``--tag NAME``
+``--collect`` reads the runs already finished in ``--runs-dir`` without training; a seed that has not finished is
+left out (and said so), and the table and plot give each config's number of seeds.  ``--tag NAME``
 with ``--set`` overrides names a variant of a config (an ablation): its runs are ``CONFIG_NAME_seedS``.
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -81,19 +83,31 @@ def train_command(config: str, seed: int, runs_dir: str, overrides: list[str], r
 
 
 def ensure_run(config: str, seed: int, args: argparse.Namespace, tag: str = "", overrides: list[str] | None = None
-               ) -> Path:
+               ) -> Path | None:
     """The finished run of ``config`` with ``seed`` (``tag`` and ``overrides``: a variant of it): trained (or
-    resumed) unless its report exists."""
+    resumed) unless its report exists; with ``--collect``, None when it has not finished."""
     run_dir = Path(args.runs_dir) / run_name(config, seed, tag)
     if (run_dir / "report.json").is_file():
         return run_dir
     if args.collect:
-        raise SystemExit(f"bench_scratch: {run_dir} has no report.json (run it without --collect)")
+        print(f"bench_scratch: {run_dir} has no report.json: seed {seed} left out", flush=True)
+        return None
     resume = (run_dir / "checkpoints").is_dir()
     cmd = train_command(config, seed, args.runs_dir, list(overrides or []), resume, tag)
     print("$ " + " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True)
     return run_dir
+
+
+def finished_runs(config: str, seeds: Iterable[int], args: argparse.Namespace, tag: str = "",
+                  overrides: list[str] | None = None) -> list[Path]:
+    """The finished runs of ``config`` over ``seeds`` (see ensure_run); with ``--collect``, an error when none of
+    them has finished."""
+    runs = [d for d in (ensure_run(config, s, args, tag, overrides) for s in seeds) if d is not None]
+    if not runs:
+        raise SystemExit(f"bench_scratch: no finished run of {run_name(config, 0, tag).rsplit('_seed', 1)[0]} "
+                         f"in {args.runs_dir} (run it without --collect)")
+    return runs
 
 
 def ablation_names() -> list[str]:
@@ -111,7 +125,7 @@ def run_ablations(names: list[str], args: argparse.Namespace) -> list[dict[str, 
     for name in names or list(table):
         config, tag, factor, overrides, seeds = table[name]
         sets = [*SHORT, *overrides]
-        res = summarise(config, [ensure_run(config, s, args, tag, sets) for s in args.seeds or seeds], tag, sets)
+        res = summarise(config, finished_runs(config, args.seeds or seeds, args, tag, sets), tag, sets)
         res["factor"] = factor
         results.append(res)
     return results
@@ -349,7 +363,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="a config override for every run (as uno-env train --set)")
     ap.add_argument("--tag", default="", help="a name for this variant (with --set): its runs are NAME_TAG_seedS")
-    ap.add_argument("--collect", action="store_true", help="only read the finished runs in --runs-dir")
+    ap.add_argument("--collect", action="store_true",
+                    help="only read the finished runs in --runs-dir (an unfinished seed is left out)")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write the plot here (.png)")
     args = ap.parse_args(argv)
@@ -359,8 +374,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.ablations is not None:
         results = run_ablations(args.ablations, args)
     else:
-        results = [summarise(c, [ensure_run(c, s, args, args.tag, args.set) for s in args.seeds or (0, 1, 2)],
-                             args.tag, args.set) for c in args.configs]
+        results = [summarise(c, finished_runs(c, args.seeds or (0, 1, 2), args, args.tag, args.set), args.tag,
+                             args.set) for c in args.configs]
     for res in results:
         print_table(res)
     if args.json:

@@ -65,7 +65,11 @@ def test_a_seed_is_trained_then_collected(tmp_path, capsys):
     assert png.stat().st_size > 0
     assert "smoke_batched: classic, 2 players, 1 seeds" in capsys.readouterr().out
     assert bench.main([*common, "--collect"]) == 0  # read back, not trained again
-    with pytest.raises(SystemExit, match="no report.json"):
+    capsys.readouterr()
+    assert bench.main([*common[:3], "3", "4", *common[4:], "--collect", "--json", str(out)]) == 0
+    assert "seed 4 left out" in capsys.readouterr().out
+    assert [r["seed"] for r in json.loads(out.read_text())["results"][0]["runs"]] == [3]
+    with pytest.raises(SystemExit, match="no finished run of smoke_batched"):
         bench.main([*common[:3], "4", *common[4:], "--collect"])
 
 
