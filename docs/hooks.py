@@ -1,7 +1,8 @@
 """MkDocs hook: replace ``<!-- gen:NAME ARGS -->`` markers with tables computed from the installed code.
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
-``action-table GAME``, ``action-sections``, ``arena-table``. An unknown marker fails the build.
+``action-table GAME``, ``action-sections``, ``arena-table``, ``scratch-table NAME``. An unknown marker fails the
+build.
 """
 from __future__ import annotations
 
