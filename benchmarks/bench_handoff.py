@@ -28,7 +28,8 @@ import numpy as np
 
 from uno_env import _threads
 from uno_env.players import batch_play as P
-from uno_env.vector import RandomLegalPolicy, UnoVectorEnv, _StepTeam
+from uno_env.vector import RandomLegalPolicy, UnoVectorEnv
+from uno_env.vector._team import _StepTeam
 
 WAYS = ("alone", "chunks", "spinning")
 

@@ -20,6 +20,7 @@ from uno_env.core import engine as E
 from uno_env.core.game import Game
 from uno_env.core.layout import StateView
 from uno_env.core.observe import observe_one
+from uno_env.core.step_result import decode_step
 
 from conftest import act, aid, legal, scenario
 
@@ -48,7 +49,7 @@ def collect_states(game: str, num_players: int = 2, rules=None, games: int = 6, 
             obs_rows.append(obs)
             mask_rows.append(mask.copy())
             a = int(rng.choice(np.flatnonzero(mask)))
-            assert E.step_masked(st, r, g.cfg, g.spec, g.dice, a, mask, rew) & 3 == 0
+            assert decode_step(E.step_masked(st, r, g.cfg, g.spec, g.dice, a, mask, rew))[0] == E.OK
     return g, np.array(obs_rows), np.array(mask_rows)
 
 

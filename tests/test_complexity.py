@@ -17,12 +17,6 @@ LIMIT = 25
 
 #: "path:qualified name" -> why it may exceed the limit.
 ALLOWED: dict[str, str] = {
-    "uno_env/aec.py:raw_env._check_shell_state": "to be split",
-    "uno_env/gym_env.py:UnoGymEnv.load_state_dict": "to be split",
-    "uno_env/core/game.py:Game._edited": "to be split",
-    "uno_env/core/game.py:Game.check_exact": "to be split",
-    "uno_env/core/invariants.py:check_phase": "to be split",
-    "uno_env/core/invariants.py:check_state": "to be split",
 }
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import uno_env
 from uno_env.gym_env import MaskedDiscrete, UnoGymEnv
+from uno_env.vector import UnoSingleAgentVectorEnv
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = ["uno_env/Classic-v0", "uno_env/Pocket-v0", "uno_env/Dice-v0"]
@@ -331,3 +332,16 @@ def test_render_and_pickle(capsys):
     copy = pickle.loads(pickle.dumps(UnoGymEnv("pocket", num_players=3, opponents=["greedy", "heuristic"])))
     assert copy.game.num_players == 3 and [o.name for o in copy.opponents] == ["greedy", "heuristic"]
     assert env.action_names == env.game.action_names and env.observation_layout == env.game.observation_layout
+
+
+def test_a_learner_seat_that_never_acts_is_refused_when_the_env_is_built():
+    """Seat 2 of 3 never acts before ``max_turns=1`` ends the game: the env is refused when it is built, with the
+    batched single-agent env's words (one check for both), not by every ``reset()``."""
+    with pytest.raises(ValueError, match=r"learner_seat: seat\(s\) \[2\] never act.*max_turns=1") as gym_error:
+        UnoGymEnv("classic", num_players=3, rules={"max_turns": 1}, learner_seat=2)
+    with pytest.raises(ValueError) as vector_error:
+        UnoSingleAgentVectorEnv("classic", 2, num_players=3, rules={"max_turns": 1}, learner_seat=2)
+    assert str(gym_error.value) == str(vector_error.value)
+    for seat in (0, "random"):  # seats that some deal reaches are kept
+        env = UnoGymEnv("classic", num_players=3, rules={"max_turns": 1}, learner_seat=seat)
+        assert env.reset(seed=1)[0]["action_mask"].any()

@@ -2,6 +2,7 @@
 refused with the state intact, resampling consistent with what the seat sees, and OpenSpiel's own ISMCTS playing."""
 from __future__ import annotations
 
+import base64
 import copy
 import pickle
 import random
@@ -341,3 +342,28 @@ def test_openspiels_rl_environment_runs_a_game():
         step = env.step([rng.choice(step.observations["legal_actions"][player])])
         total += step.rewards
     assert sorted(total.tolist()) == [-1.0, 1.0]
+
+
+def test_a_sampled_state_copies_and_deserializes_though_it_has_no_history():
+    game = load("dice", 3)
+    state = game.new_initial_state(4)
+    for _ in range(5):
+        state.apply_action(state.legal_actions()[-1])
+    sample = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(7, 0.0, 1.0))
+    assert sample.history() == []
+    _, restored = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, sample))
+    for copied in (restored, copy.deepcopy(sample), pickle.loads(pickle.dumps(sample)), sample.clone()):
+        assert copied.legal_actions() == sample.legal_actions() and copied.returns() == sample.returns()
+        assert [copied.observation_string(p) for p in range(3)] == [sample.observation_string(p) for p in range(3)]
+
+
+def test_a_serialized_state_with_an_attribute_of_another_version_is_refused():
+    game = load("classic")
+    state = game.new_initial_state(3)
+    text = pyspiel.serialize_game_and_state(game, state)
+    head, _, encoded = text.rpartition("__dict__=")
+    attrs = pickle.loads(base64.b64decode(encoded))
+    for extra in ({"_mask": np.ones(game.num_distinct_actions(), dtype=np.int8)}, {"_row": None}):
+        blob = base64.b64encode(pickle.dumps({**attrs, **extra})).decode()
+        with pytest.raises(ValueError, match="one attribute"):
+            pyspiel.deserialize_game_and_state(head + "__dict__=" + blob)

@@ -13,28 +13,37 @@ import inspect
 import textwrap
 from pathlib import Path
 
+import uno_env._exact_copy
 import uno_env.aec
+import uno_env.agents
 import uno_env.gym_env
-import uno_env.vector
+import uno_env.training
+import uno_env.vector.gym
+import uno_env.vector.multi
+import uno_env.vector.policy
+import uno_env.vector.single
 
 TESTS = Path(__file__).resolve().parent
-SHELL_MODULES = (uno_env.aec, uno_env.gym_env, uno_env.vector)
+PACKAGE_DIRS = [Path(uno_env.__file__).parent, *(Path(p) for p in uno_env.agents.__path__),
+                *(Path(p) for p in uno_env.training.__path__)]
+SHELL_MODULES = (uno_env.aec, uno_env.gym_env, uno_env.vector.multi, uno_env.vector.single, uno_env.vector.gym,
+                 uno_env.vector.policy)
 
 
 def _private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def shell_private_names() -> set[str]:
-    """Private attribute and method names of the shells' classes and their bases."""
+def shell_private_names(modules=SHELL_MODULES, keep=lambda klass: True) -> set[str]:
+    """Private attribute and method names of the classes of ``modules`` and their bases (those ``keep`` keeps)."""
     names: set[str] = set()
     seen: set[type] = set()
-    for module in SHELL_MODULES:
+    for module in modules:
         for _, cls in inspect.getmembers(module, inspect.isclass):
             if cls.__module__ != module.__name__:
                 continue
             for klass in cls.__mro__:
-                if klass in seen or klass is object:
+                if klass in seen or klass is object or not keep(klass):
                     continue
                 seen.add(klass)
                 try:
@@ -64,6 +73,9 @@ def private_reads(source: str, private: set[str]) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in private:
             if isinstance(node.value, ast.Name) and node.value.id in modules:
+                continue
+            if isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
+                    and node.value.func.id == "super":  # the class's own bases
                 continue
             found.append((node.lineno, f"{ast.unparse(node.value)}.{node.attr}"))
     return sorted(found)
@@ -96,3 +108,39 @@ def test_no_test_reads_a_shells_private_members():
     reads = [f"{path.name}:{line}: {read}" for path in sorted(TESTS.glob("*.py"))
              for line, read in private_reads(path.read_text(encoding="utf-8"), names)]
     assert not reads, "tests reading private members of the shells (use the public views):\n" + "\n".join(reads)
+
+
+def _aec_own(klass: type) -> bool:
+    """The AEC env's classes and its third-party bases (PettingZoo's): not this package's mixins shared by every
+    shell (``ExactCopy``, ``GameMetadata``), whose members are the shells' common protocol."""
+    module = klass.__module__
+    return module == "uno_env.aec" or not module.startswith("uno_env")
+
+
+def _aec_private_names() -> set[str]:
+    # less the copy protocol every shell implements (``_exact_copy.ExactCopy``), which the batch's faces call on
+    # the batch they wrap
+    return shell_private_names((uno_env.aec,), keep=_aec_own) - shell_private_names((uno_env._exact_copy,))
+
+
+def test_no_module_of_the_package_reads_a_private_member_of_the_aec_env():
+    """The Gymnasium env, the batch and everything else use the AEC env through its public members
+    (``live_view``, ``live_mask``, ``check_action``...): only ``aec.py`` touches its internals."""
+    names = _aec_private_names()
+    assert {"_st", "_mask", "_live", "_as_action", "_cumulative_rewards"} <= names, sorted(names)
+    files = [path for folder in PACKAGE_DIRS for path in sorted(folder.rglob("*.py"))
+             if path != Path(uno_env.aec.__file__)]
+    assert len(files) > 50
+    reads = [f"{path}:{line}: {read}" for path in files
+             for line, read in private_reads(path.read_text(encoding="utf-8"), names)]
+    assert not reads, "modules reading private members of the AEC env (use its public API):\n" + "\n".join(reads)
+
+
+def test_the_package_check_flags_a_private_read_of_the_aec_env():
+    names = _aec_private_names()
+    source = textwrap.dedent('''
+        def play(env, aec):
+            env._mask[0] = 1
+            return aec._live_view(), self._mask
+    ''')
+    assert [read for _, read in private_reads(source, names)] == ["env._mask"]

@@ -17,6 +17,7 @@ import yaml
 from uno_env import _threads
 from uno_env import vector as V
 from uno_env.core import batch as K
+from uno_env.vector import _team as team_module
 
 ROOT = Path(__file__).resolve().parents[1]
 B = 3 * _threads.MIN_CHUNK + 5  # enough games for several chunks
@@ -246,7 +247,7 @@ def test_a_failed_helper_is_raised_not_waited_for(monkeypatch):
     ctrl[K.C_DONE], ctrl[K.C_ERROR] = 3, 1  # a chunk the failed helper held never finishes
     cause = ZeroDivisionError("in a helper")
     with pytest.raises(RuntimeError, match="helper thread failed") as err:
-        V._await_step(ctrl, B, lambda: cause)
+        team_module._await_step(ctrl, B, lambda: cause)
     assert err.value.__cause__ is cause
 
     # a helper whose loop raises: the step goes on without it, and the env says so at its next step
@@ -255,8 +256,8 @@ def test_a_failed_helper_is_raised_not_waited_for(monkeypatch):
             raise ZeroDivisionError(index)
         return original(self, index)
 
-    original = V._StepTeam.spin
-    monkeypatch.setattr(V._StepTeam, "spin", spin)
+    original = team_module._StepTeam.spin
+    monkeypatch.setattr(team_module._StepTeam, "spin", spin)
     _always_threaded(monkeypatch)
     env = V.UnoVectorEnv("classic", B, seed=1, num_threads=2)
     env.reset()

@@ -7,6 +7,7 @@ from numba import njit
 from uno_env.core import engine as E
 from uno_env.core._cache import rule_sources, track_dependencies
 from uno_env.core.observe import observe_one
+from uno_env.core.step_result import decode_step_compiled
 
 track_dependencies(__file__, rule_sources())
 
@@ -23,14 +24,15 @@ def step_rows(states, rngs, cfg, spec, dice, offs, rows, actions, masks, rew, to
     for i in range(rows.shape[0]):
         b = rows[i]
         st = states[b]
-        code = E.step_masked(st, rngs[b], cfg, spec, dice, actions[i], masks[b], rew[b])
-        if code & 3:
+        status, rewarded, _, _ = decode_step_compiled(E.step_masked(st, rngs[b], cfg, spec, dice, actions[i],
+                                                                    masks[b], rew[b]))
+        if status != E.OK:
             if bad < 0:
                 bad = i
             continue
         log[b, lengths[b]] = actions[i]
         lengths[b] += 1
-        if code & 4:
+        if rewarded:
             for s in range(n):
                 totals[b, s] += rew[b, s]
         if st[E.S_DONE] == 0:

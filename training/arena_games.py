@@ -12,6 +12,7 @@ import numpy as np
 from uno_env.core import engine as E
 from uno_env.core.layout import MAX_PLAYERS, PHASE_NAMES, StateView
 from uno_env.core.observe import observe_one
+from uno_env.core.step_result import decode_step
 from uno_env.opponents import agent_action
 from uno_env.vector import game_seed
 
@@ -55,11 +56,11 @@ def play_game(game, seat_agents: Sequence[Any], seed: int, labels: Sequence[str]
             action = int(action)
         except (TypeError, ValueError):
             action = -1
-        code = step(st, rng, cfg, spec, dice, action, mask, rew)
+        status, rewarded, _, _ = decode_step(step(st, rng, cfg, spec, dice, action, mask, rew))
         actions.append(action)
-        if code & 4:
+        if rewarded:
             totals += rew[: game.num_players]
-        if code & 3:
+        if status:
             who = labels[seat] if labels else type(seat_agents[seat]).__name__
             name = game.action_names[action] if 0 <= action < game.num_actions else "out of range"
             raise IllegalAgentActionError(

@@ -7,7 +7,6 @@ checks inside the environment, because three stacked wrappers' attribute forward
 from __future__ import annotations
 
 import copy
-import json
 import numbers
 from collections.abc import Mapping
 from typing import Any, cast
@@ -19,16 +18,18 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.env_logger import EnvLogger
 
 from ._exact_copy import ExactCopy
+from ._state_checks import check_aec_part
 from .config import make_rules
 from .core import engine as E
 from .core.cards import COL_COUNT, COL_POINTS
-from .core.game import Game, GameMetadata, check_shell_part
+from .core.game import Game, GameMetadata
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.observe import observe_one, step_and_observe
+from .core.step_result import STEP_RESULTS
 from .render import render_ansi
 from .seeding import check_seed, episode_seed, random_seed
 from .state_vector import StateEncoder
-from .yaml_io import is_finite_number, short_repr
+from .yaml_io import short_repr
 
 _step_and_observe = step_and_observe
 _observe_one = observe_one
@@ -104,6 +105,9 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._st = self._state[0]
         self._r = self._rng[0]
         self._mask = np.zeros(a, dtype=np.int8)
+        # what readers in this package and beyond may hold on to without copying (``live_view``, ``live_mask``)
+        self._reader_view = StateView(_read_only(self._st))
+        self._reader_mask = _read_only(self._mask)
         self._rew = np.zeros(MAX_PLAYERS, dtype=np.float32)
         self._zero_mask = np.zeros(a, dtype=np.int8)
         self._seed: int | None = None  # the last reset(seed=...)'s seed; episode index since then below
@@ -119,10 +123,23 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._rewards_set = False
         self._num_actions = a
 
-    def _after_copy(self) -> None:
-        super()._after_copy()
-        self._st = self._state[0]  # views do not survive a copy: point them at the copied rows again
-        self._r = self._rng[0]
+    # -- copies (``_exact_copy.ExactCopy``): the constructor again, then the state dict ----------------------
+    def _copy_init(self) -> dict[str, Any]:
+        return {"game": self.game.name, "rules": self.rules.to_dict(), "render_mode": self.render_mode,
+                "illegal_action": self.illegal_action}
+
+    def _copy_state(self) -> dict[str, Any] | None:
+        if not self._has_reset:
+            return None
+        if self._rows_unchecked:  # an edit not synced yet: a copy carries only a state the check accepts
+            self._check_edits("copy")
+        return self.state_dict()
+
+    def _load_copy_state(self, state: Any) -> None:
+        if state is not None:
+            if not isinstance(state, Mapping) or "format" not in state:
+                raise ValueError(f"a copy of an AEC env: expected its state dict, got {short_repr(state)}")
+            self.load_state_dict(state)
 
     def observation_space(self, agent: str) -> gymnasium.spaces.Space:
         """The observation space of ``agent``: a Dict of ``observation`` (float32, D) and ``action_mask`` (int8, A).
@@ -143,6 +160,8 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         :meth:`load_state_dict` of it continues exactly as this environment would.
         """
         self._require_reset("state_dict")
+        if self._rows_unchecked:
+            self._check_edits("state_dict")
         d = self.game.state_dict(self._st, self._r)
         d["env"] = self._shell_state()
         return d
@@ -181,9 +200,34 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         self._require_reset("game_view")
         return StateView(self._st.copy())
 
-    def _live_view(self) -> StateView:
-        """The live row for this package's own readers (the Gymnasium shell), which never write it: no edit mark."""
-        return StateView(self._st)
+    @property
+    def live_view(self) -> StateView:
+        """The live state as a read-only named view, without a copy: it follows the game as it moves (writes
+        raise).  For wrappers that read the state at every step (the Gymnasium env); hidden information included,
+        not for agents.  To edit, use :attr:`game_state`."""
+        return self._reader_view
+
+    @property
+    def live_mask(self) -> np.ndarray:
+        """The legal-action mask of the seat to act (int8, A), read-only and without a copy: the environment
+        rewrites it in place at every step, so it always shows the actions legal now while the game runs.  For
+        wrappers that act for the seat to act; :meth:`action_mask` returns a copy."""
+        return self._reader_mask
+
+    def check_action(self, action: Any) -> int:
+        """``action`` as an int in ``[0, A)``: any integer (numpy integers, IntEnum members, 0-d integer arrays)
+        but a bool; anything else raises :class:`ActionOutOfRangeError`, never a guess (a float or a bool is almost
+        always a bug in the caller).  Legality is not checked here."""
+        if type(action) is not int:
+            action = self._as_action(action)
+        if not 0 <= action < self._num_actions:
+            raise ActionOutOfRangeError(f"action {action} is out of range [0, {self._num_actions})")
+        return action
+
+    def illegal_action_message(self, action: int) -> str:
+        """Why ``action`` (in range, from :meth:`check_action`) is illegal for the seat to act now, with the phase
+        and the actions that are legal: the message of :class:`IllegalActionError`."""
+        return self._illegal_message(self.agent_selection, action)
 
     @property
     def prng_state(self) -> np.ndarray:
@@ -278,56 +322,15 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         """The shell part of a versioned state dict, checked against the game row it goes with (``env`` None:
         what a shell freshly put on that game holds)."""
         view = StateView(row)
-        if env is None:
-            done = view.done
-            agents = list(self.possible_agents)
-            return {"agents": agents, "agent_selection": agents[view.cur], "skip_agent_selection": None,
-                    "rewards": dict.fromkeys(agents, 0.0), "cumulative_rewards": dict.fromkeys(agents, 0.0),
-                    "terminations": {a: done == 1 for a in agents}, "truncations": {a: done == 2 for a in agents},
-                    "infos": {a: {} for a in agents} if not done else None, "seed": self._seed,
-                    "episode": self._episode, "illegal_ended": False}
-        keys = {"kind", "agents", "agent_selection", "skip_agent_selection", "rewards", "cumulative_rewards",
-                "terminations", "truncations", "infos", "seed", "episode", "illegal_ended"}
-        check_shell_part(env, "aec", keys, "the shell's state", "an AEC environment")
-        agents = env["agents"]
-        if not isinstance(agents, list) or any(a not in self.possible_agents for a in agents) \
-                or agents != [a for a in self.possible_agents if a in agents]:
-            raise ValueError(f"env.agents: expected agents of {self.possible_agents} in seat order, got "
-                             f"{short_repr(agents)}")
-        for key in ("agent_selection", "skip_agent_selection"):
-            if env[key] not in self.possible_agents and not (key == "skip_agent_selection" and env[key] is None):
-                raise ValueError(f"env.{key}: expected one of {self.possible_agents}, got {short_repr(env[key])}")
-        for key, kind in (("rewards", float), ("cumulative_rewards", float), ("terminations", bool),
-                          ("truncations", bool), ("infos", dict)):
-            value = env[key]
-            if not isinstance(value, Mapping) or list(value) != agents:
-                raise ValueError(f"env.{key}: expected one entry per agent of env.agents ({agents}), got "
-                                 f"{short_repr(value)}")
-            for a, x in value.items():
-                ok = _json_ready(x) if kind is dict else (
-                    isinstance(x, bool) if kind is bool else
-                    is_finite_number(x))
-                if not ok:
-                    wanted = {dict: "a JSON-ready dict", float: "a finite number", bool: "True or False"}[kind]
-                    raise ValueError(f"env.{key}[{a!r}]: expected {wanted}, got {short_repr(x)}")
-        if env["seed"] is not None:
-            check_seed(env["seed"], "env.seed")
-        if type(env["episode"]) is not int or env["episode"] < 0:
-            raise ValueError(f"env.episode: expected an int >= 0, got {short_repr(env['episode'])}")
-        if not isinstance(env["illegal_ended"], bool):
-            raise ValueError(f"env.illegal_ended: expected True or False, got {short_repr(env['illegal_ended'])}")
-        live = view.done == 0 and not env["illegal_ended"]
-        if live and (agents != self.possible_agents or env["agent_selection"] != self.possible_agents[view.cur]
-                     or any(env["terminations"].values()) or any(env["truncations"].values())):
-            raise ValueError(f"env: the game is running with {self.possible_agents[view.cur]} to act, but the shell "
-                             f"says agents {agents}, agent_selection {env['agent_selection']!r} and some agent "
-                             f"finished")
-        if not live and agents and not all(env["terminations"][a] or env["truncations"][a] for a in agents):
-            raise ValueError("env: the game is over but an agent is neither terminated nor truncated")
-        if not live and agents and env["agent_selection"] not in agents:
-            raise ValueError(f"env.agent_selection: {env['agent_selection']!r} is not among the agents left "
-                             f"{agents}")
-        return dict(env)
+        if env is not None:
+            return check_aec_part(env, view, self.possible_agents)
+        done = view.done
+        agents = list(self.possible_agents)
+        return {"agents": agents, "agent_selection": agents[view.cur], "skip_agent_selection": None,
+                "rewards": dict.fromkeys(agents, 0.0), "cumulative_rewards": dict.fromkeys(agents, 0.0),
+                "terminations": {a: done == 1 for a in agents}, "truncations": {a: done == 2 for a in agents},
+                "infos": {a: {} for a in agents} if not done else None, "seed": self._seed,
+                "episode": self._episode, "illegal_ended": False}
 
     def _apply_shell_state(self, shell: dict[str, Any]) -> None:
         self.agents = list(shell["agents"])
@@ -465,9 +468,10 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             cur_rewards[agent] = 0.0
         code = _step_and_observe(self._st, self._r, self._cfg, self._spec, self._dice, self._obs_offsets, action,
                                  self._mask, self._rew, self._cached_obs)
-        if code & 3:  # the mask said legal: the core and the mask disagree, which is a bug, not bad input
+        status, rewarded, done, seat = STEP_RESULTS[code]
+        if status:  # the mask said legal: the core and the mask disagree, which is a bug, not bad input
             raise RuntimeError(f"core rejected action {action} ({self.game.action_names[action]}) with code {code}")
-        if code & 4:
+        if rewarded:
             for i, a in enumerate(self.possible_agents):
                 r = float(self._rew[i])
                 self.rewards[a] = r
@@ -477,8 +481,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             for a in self.agents:
                 self.rewards[a] = 0.0
             self._rewards_set = False
-        done = (code >> 3) & 3
-        self._cached_seat = -1 if done else code >> 8
+        self._cached_seat = -1 if done else seat
         if done:
             self._live = False
             flags = self.terminations if done == 1 else self.truncations
@@ -489,7 +492,7 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
             self.agent_selection = self.agents[0]
             self._deads_step_first()
         else:
-            self.agent_selection = self.possible_agents[code >> 8]
+            self.agent_selection = self.possible_agents[seat]
         if self.render_mode == "human":
             self.render()
 
@@ -592,15 +595,36 @@ class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
         pass
 
 
-def _json_ready(x: Any) -> bool:
-    """An info dict of a state dict: a mapping that survives JSON (the state dict's promise)."""
-    if not isinstance(x, Mapping):
-        return False
-    try:
-        json.dumps(x, allow_nan=False)
-    except (TypeError, ValueError, OverflowError, RecursionError):
-        return False
-    return True
+def _read_only(a: np.ndarray) -> np.ndarray:
+    view = a.view()
+    view.setflags(write=False)
+    return view
+
+
+def check_seats_can_act(rules: Any, seats: set[int], any_seat: bool = False) -> None:
+    """Refuse learner seats that no deal ever reaches before ``max_turns`` ends the game (``ValueError`` naming
+    ``learner_seat``): an environment waiting for such a seat would reset and replay its games forever.  Every seat
+    of ``seats`` must act in some deal, or with ``any_seat`` (a seat drawn per episode) at least one of them.
+
+    With ``max_turns`` at least the player count every seat acts within the first round of decisions, so nothing
+    is played; below it, random legal play of up to 1,000 deals looks for each seat."""
+    n = cast(int, rules.num_players)
+    if cast(int, rules.max_turns) >= n:
+        return
+    env = raw_env(rules.game, rules=rules)
+    rng = np.random.default_rng(0)
+    acted: set[int] = set()
+    for deal in range(1000):
+        env.reset(seed=deal)
+        while not (env.terminations[env.agent_selection] or env.truncations[env.agent_selection]):
+            acted.add(env.live_view.cur)
+            env.step(int(rng.choice(np.flatnonzero(env.live_mask))))
+        if (acted & seats) if any_seat else seats <= acted:
+            return
+    never = sorted(seats - acted)
+    raise ValueError(f"learner_seat: seat(s) {never} never act in 1,000 deals before max_turns={rules.max_turns} "
+                     f"ends the game, so the learner would wait forever; raise max_turns or choose another "
+                     f"learner_seat")
 
 
 def env(game: str = "classic", num_players: int | None = None, rules: Any = None, render_mode: str | None = None):

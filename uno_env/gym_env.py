@@ -28,20 +28,21 @@ registered when ``uno_env`` is imported, and ``gymnasium.make("uno_env:uno_env/C
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, cast
+from typing import Any
 
 import gymnasium
 import numpy as np
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.utils import EzPickle
 
 from ._exact_copy import ExactCopy
-from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, raw_env
+from ._state_checks import check_gym_part, np_random_part, rng_state, set_np_random_part, set_rng_state
+from .aec import ActionOutOfRangeError, IllegalActionError, OrderError, check_seats_can_act, raw_env
 from .core.game import GameMetadata
 from .core.layout import StateView
-from .core.observe import observe_one
 from .opponents import agent_action, load_opponent
 from .render import render_ansi
-from .yaml_io import FLOAT32_MAX, is_finite_number, short_repr
+from .yaml_io import short_repr
 
 __all__ = ["UnoGymEnv", "MaskedDiscrete"]
 
@@ -115,22 +116,49 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             raise TypeError(f"learner_seat must be an int or 'random'; got {type(learner_seat).__name__}")
         elif not 0 <= learner_seat < n:
             raise ValueError(f"learner_seat {learner_seat} is out of range for {n} players (0..{n - 1})")
-        self._seat_choice = learner_seat
+        self._seat_choice: int | str = "random" if learner_seat == "random" else int(learner_seat)
         self.learner_seat = 0 if learner_seat == "random" else int(learner_seat)
+        # a seat no deal reaches is refused now, not by every reset()
+        check_seats_can_act(self.rules, set(range(n)) if learner_seat == "random" else {self.learner_seat},
+                            any_seat=learner_seat == "random")
         self.opponents = self._make_opponents(opponents, n)
         self.observation_space = self.aec.observation_spaces[self.aec.possible_agents[0]]
         if self.flat_obs:
             self.observation_space = self.observation_space["observation"]
-        self._mask = self.aec._mask  # the AEC env keeps it equal to the acting seat's legal mask
+        self._mask = self.aec.live_mask  # the AEC env keeps it equal to the acting seat's legal mask
         self.action_space = MaskedDiscrete(self.game.num_actions, self._mask)
         self._has_reset = False
         self._done = False
         self._carried = 0.0  # see reset()
 
-    def _after_copy(self) -> None:
-        super()._after_copy()
-        # MaskedDiscrete drops its link to the mask when copied
-        cast(MaskedDiscrete, self.action_space)._legal_mask = self._mask
+    # -- copies (``_exact_copy.ExactCopy``): the constructor again with the same opponents, then the state dict
+    def _copy_init(self) -> dict[str, Any]:
+        return {"game": self.game.name, "rules": self.rules.to_dict(), "opponents": list(self.opponents),
+                "learner_seat": self._seat_choice, "render_mode": self.render_mode,
+                "illegal_action": self.illegal_action, "flat_obs": self.flat_obs}
+
+    def _copy_state(self) -> dict[str, Any]:
+        return {"saved": self.state_dict() if self._has_reset else None, "spec": self.spec,
+                "action_space": self.action_space, **np_random_part(self)}
+
+    def _load_copy_state(self, state: Any) -> None:
+        keys = {"saved", "spec", "action_space", "np_random", "np_random_seed"}
+        if not isinstance(state, dict) or set(state) != keys:
+            raise ValueError(f"a copy of a Gymnasium env: expected {sorted(keys)}, got {short_repr(state)}")
+        space, spec = state["action_space"], state["spec"]
+        if not isinstance(space, MaskedDiscrete) or space.n != self.game.num_actions or space.start != 0:
+            raise ValueError(f"a copy of a Gymnasium env: action_space must be MaskedDiscrete("
+                             f"{self.game.num_actions}), got {short_repr(space)}")
+        if spec is not None and not isinstance(spec, EnvSpec):
+            raise ValueError(f"a copy of a Gymnasium env: spec must be a gymnasium EnvSpec, got {short_repr(spec)}")
+        saved = state["saved"]
+        if saved is not None:
+            if not isinstance(saved, Mapping) or "format" not in saved or not isinstance(saved.get("env"), Mapping):
+                raise ValueError(f"a copy of a Gymnasium env: expected its state dict, got {short_repr(saved)}")
+            self.load_state_dict(saved)
+        set_np_random_part(self, state, "a copy of a Gymnasium env")
+        space._legal_mask = self._mask  # a pickled MaskedDiscrete forgets the mask it samples from
+        self.action_space, self.spec = space, spec
 
     # ------------------------------------------------------------------------------------------ set-up
     def _make_opponents(self, opponents: Any, n: int) -> list[Any]:
@@ -225,12 +253,9 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             raise OrderError("the episode is over (terminated or truncated); call reset()")
         if isinstance(action, np.ndarray) and action.shape == (1,):
             action = action.reshape(())  # SB3 may hand over a one-element array
-        if type(action) is not int:
-            action = self.aec._as_action(action)  # the AEC env's type check and message
-        if not 0 <= action < self.game.num_actions:
-            raise ActionOutOfRangeError(f"action {action} is out of range [0, {self.game.num_actions})")
+        action = self.aec.check_action(action)  # the AEC env's type and range checks and messages
         if not self._mask[action]:
-            message = self.aec._illegal_message(self.aec.agent_selection, action)
+            message = self.aec.illegal_action_message(action)
             if self.illegal_action == "raise":
                 raise IllegalActionError(message)
             # like PettingZoo's TerminateIllegalWrapper: -1 for the learner, the episode ends, the game is untouched
@@ -246,8 +271,8 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         self._done = self._game_over()
         if not self._done:
             reward += self._play_others()
-        terminated = self._done and self.aec._live_view().done == 1
-        truncated = self._done and self.aec._live_view().done == 2
+        terminated = self._done and self.aec.live_view.done == 1
+        truncated = self._done and self.aec.live_view.done == 2
         if self.render_mode == "human":
             self.render()
         return self._observation(), float(reward), terminated, truncated, self._info()
@@ -273,7 +298,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             from .render_image import render_rgb
 
             return render_rgb(self.game, self.aec.state_dict(), show_seat=self.learner_seat)
-        st = self.aec._live_view()
+        st = self.aec.live_view
         hand = st.hand[self.learner_seat, : self.game.num_kinds]
         names = self.game.kinds.names
         text = render_ansi(self.game, st.row) + (
@@ -307,7 +332,7 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         d["env"] = {
             "kind": "gymnasium", "aec": d["env"], "learner_seat": self.learner_seat, "done": self._done,
             "np_random": None if self._np_random is None else self._np_random.bit_generator.state,
-            "opponents": [_rng_state(agent) for agent in self.opponents],
+            "opponents": [rng_state(agent) for agent in self.opponents],
             "carried_reward": self._carried,
         }
         return d
@@ -319,94 +344,59 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         if not isinstance(d, Mapping):
             raise TypeError(f"load_state_dict takes a mapping (from state_dict()); got {type(d).__name__}")
         if "format" not in d or d.get("env") is None:
-            if "format" in d:
-                row, _ = self.game.check_exact(d)
-            else:
-                if not self._has_reset:
-                    raise OrderError("reset() needs to be called before load_state_dict() of a partial state")
-                row = self.aec._live_view().row.copy()
-                self.game.load_state_dict(row, d)
-            view = StateView(row)
-            if view.done == 0 and view.cur != self.learner_seat:
-                raise ValueError(f"current_seat: a running game must wait for the learner (seat {self.learner_seat})"
-                                 f"; the state has seat {view.cur} to act")
-            self.aec.load_state_dict(d)
-            self._has_reset = True
-            self._done = self._game_over()
-            self._carried = 0.0  # the game alone: the shell starts afresh on it
+            self._load_game_only(d)
             return
-        env = d["env"]
-        keys = {"kind", "aec", "learner_seat", "done", "np_random", "opponents"}
-        if not isinstance(env, Mapping):
-            raise TypeError(f"env: expected a mapping (the shell's state), got {type(env).__name__}")
-        if "carried_reward" in env:  # state dicts saved before it existed carried nothing
-            keys.add("carried_reward")
-        if env.get("kind") != "gymnasium":
-            raise ValueError(f"env.kind: this state was saved by a {short_repr(env.get('kind'))} environment; a "
-                             f"Gymnasium env loads 'gymnasium' states (drop the 'env' key to load only the game)")
-        if set(env) != keys:
-            raise ValueError(f"env: expected the keys {sorted(keys)}, got {sorted(map(str, env))}")
-        seat = env["learner_seat"]
-        if type(seat) is not int or not 0 <= seat < self.num_players:
-            raise ValueError(f"env.learner_seat: expected a seat in 0..{self.num_players - 1}, got {short_repr(seat)}")
-        if self._seat_choice != "random" and seat != self.learner_seat:
-            raise ValueError(f"env.learner_seat: the state's learner is seat {seat}; this environment's is "
-                             f"{self.learner_seat} (learner_seat={self._seat_choice!r})")
-        if not isinstance(env["done"], bool):
-            raise ValueError(f"env.done: expected True or False, got {short_repr(env['done'])}")
-        carried = env.get("carried_reward", 0.0)
-        if not is_finite_number(carried, FLOAT32_MAX):  # the rewards are float32
-            raise ValueError(f"env.carried_reward: expected a finite number, got {short_repr(carried)}")
-        np_random = None if env["np_random"] is None else _checked_rng_state("env.np_random", env["np_random"])
-        opps = env["opponents"]
-        if not isinstance(opps, list) or len(opps) != len(self.opponents):
-            raise ValueError(f"env.opponents: expected {len(self.opponents)} entries (one per other seat), got "
-                             f"{short_repr(opps)}")
-        for i, (agent, state) in enumerate(zip(self.opponents, opps)):
-            if state is None:
-                continue
-            if _has_rng_protocol(agent):
-                _check_protocol_state(f"env.opponents[{i}]", agent, state)
-            elif isinstance(getattr(agent, "rng", None), np.random.Generator):
-                _checked_rng_state(f"env.opponents[{i}]", state)
-            else:
-                raise ValueError(f"env.opponents[{i}]: opponent {agent!r} has no random stream to set")
-        row, _ = self.game.check_exact(d)
-        view = StateView(row)
-        if not env["done"] and (view.done != 0 or view.cur != seat):
+        part = check_gym_part(d["env"], self.num_players, self._seat_choice, self.opponents)
+        seat = part["learner_seat"]
+        view = StateView(self.game.check_exact(d)[0])
+        if not part["done"] and (view.done != 0 or view.cur != seat):
             raise ValueError(f"env.done: the episode runs, so the game must wait for the learner (seat {seat}); the "
                              f"state has seat {view.cur} to act and done={view.done}")
-        self.aec.load_state_dict({**d, "env": env["aec"]})
-        self.learner_seat, self._done, self._has_reset = seat, env["done"], True
-        self._carried = float(carried)
-        if np_random is not None:
-            self._np_random = np_random
-        for agent, state in zip(self.opponents, opps):
-            if state is None:
-                continue
-            if _has_rng_protocol(agent):
-                agent.set_rng_state(state)
-            else:
-                agent.rng.bit_generator.state = state
+        self.aec.load_state_dict({**d, "env": d["env"]["aec"]})
+        self.learner_seat, self._done, self._has_reset = seat, part["done"], True
+        self._carried = part["carried"]
+        if part["np_random"] is not None:
+            self._np_random = part["np_random"]
+        for agent, state in zip(self.opponents, part["opponents"]):
+            set_rng_state(agent, state)
+
+    def _load_game_only(self, d: Mapping[str, Any]) -> None:
+        """A state dict without the shell's part, or a partial edit: the game is loaded, the shell starts afresh on
+        it (the game must wait for the learner unless it is over)."""
+        if "format" in d:
+            row, _ = self.game.check_exact(d)
+        else:
+            if not self._has_reset:
+                raise OrderError("reset() needs to be called before load_state_dict() of a partial state")
+            row = self.aec.game_view.row
+            self.game.load_state_dict(row, d)
+        view = StateView(row)
+        if view.done == 0 and view.cur != self.learner_seat:
+            raise ValueError(f"current_seat: a running game must wait for the learner (seat {self.learner_seat}); "
+                             f"the state has seat {view.cur} to act")
+        self.aec.load_state_dict(d)
+        self._has_reset = True
+        self._done = self._game_over()
+        self._carried = 0.0  # the game alone: the shell starts afresh on it
 
     # ------------------------------------------------------------------------------------------ internals
     def _game_over(self) -> bool:
-        return self.aec._live_view().done != 0
+        return self.aec.live_view.done != 0
 
     def _play_others(self) -> float:
         """Let the other seats act until the learner's turn or the end; return the learner's reward meanwhile."""
         aec = self.aec
-        view = aec._live_view()
+        view = aec.live_view
         learner = aec.possible_agents[self.learner_seat]
         reward = 0.0
-        game = self.game
         try:
             while view.done == 0 and view.cur != self.learner_seat:
                 seat = view.cur
-                obs = np.empty(game.obs_dim, dtype=np.float32)
-                observe_one(view.row, game.cfg, game.spec, game.obs_offsets, seat, obs)
+                seen = aec.observe(aec.agent_selection)  # the acting seat's observation and mask (copies)
                 agent = self._opponent_at(seat)
-                action = agent_action(agent, view.row, obs, self._mask.copy())
+                # a search agent reads the state row (a copy: it only determinizes it)
+                row = aec.game_view.row if getattr(agent, "needs_state", False) else None
+                action = agent_action(agent, row, seen["observation"], seen["action_mask"])
                 try:
                     aec.step(int(action))
                 except (IllegalActionError, ActionOutOfRangeError, TypeError, ValueError) as exc:
@@ -422,16 +412,15 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
         return reward
 
     def _observation(self) -> dict[str, np.ndarray] | np.ndarray:
-        obs = np.empty(self.game.obs_dim, dtype=np.float32)
-        st = self.aec._live_view().row
-        acting = observe_one(st, self.game.cfg, self.game.spec, self.game.obs_offsets, self.learner_seat, obs)
+        seen = self.aec.observe(self.aec.possible_agents[self.learner_seat])
         if self.flat_obs:
-            return obs
-        mask = self._mask.copy() if acting and not self._done else np.zeros(self.game.num_actions, dtype=np.int8)
-        return {"observation": obs, "action_mask": mask}
+            return seen["observation"]
+        if self._done:  # ended by the learner's illegal action: the game itself still runs
+            seen["action_mask"][:] = 0
+        return seen
 
     def _info(self) -> dict[str, Any]:
-        st = self.aec._live_view()
+        st = self.aec.live_view
         info: dict[str, Any] = {
             "action_mask": self._mask.copy() if not self._done else np.zeros(self.game.num_actions, dtype=np.int8),
             "learner_seat": self.learner_seat,
@@ -441,39 +430,3 @@ class UnoGymEnv(ExactCopy, GameMetadata, gymnasium.Env, EzPickle):
             info.update(self.aec.episode_info())
         return info
 
-
-def _has_rng_protocol(agent: Any) -> bool:
-    """Whether ``agent`` saves and restores its own random state (see :meth:`UnoGymEnv.state_dict`)."""
-    return callable(getattr(agent, "get_rng_state", None)) and callable(getattr(agent, "set_rng_state", None))
-
-
-def _rng_state(agent: Any) -> Any:
-    if _has_rng_protocol(agent):
-        # an agent may draw from more than a numpy Generator (ismcts searches from its own compiled word)
-        return agent.get_rng_state()
-    rng = getattr(agent, "rng", None)
-    return dict(rng.bit_generator.state) if isinstance(rng, np.random.Generator) else None
-
-
-def _check_protocol_state(name: str, agent: Any, state: Any) -> None:
-    """Raise ``ValueError`` naming ``name`` unless ``agent.set_rng_state`` takes ``state``; the agent is left as it
-    was (it is set for real only once the whole state dict has been checked)."""
-    before = agent.get_rng_state()
-    try:
-        agent.set_rng_state(state)
-    except (TypeError, ValueError, KeyError, OverflowError) as exc:
-        raise ValueError(f"{name}: not a random state of opponent {agent!r} ({exc})") from None
-    finally:
-        agent.set_rng_state(before)
-
-
-def _checked_rng_state(name: str, state: Any) -> np.random.Generator:
-    """A generator set to ``state`` (a numpy bit generator's ``state`` dict), or an error naming ``name``."""
-    if not isinstance(state, Mapping) or state.get("bit_generator") != "PCG64":
-        raise ValueError(f"{name}: expected the state of a numpy PCG64 generator, got {short_repr(state)}")
-    try:
-        rng = np.random.Generator(np.random.PCG64())
-        rng.bit_generator.state = dict(state)
-    except (TypeError, ValueError, KeyError, OverflowError) as exc:
-        raise ValueError(f"{name}: not a PCG64 state ({exc})") from None
-    return rng

@@ -41,9 +41,11 @@ What OpenSpiel sees:
   callable or object with ``random()`` giving floats in [0, 1). The sample's ``history()`` is empty: it is a
   state, not a replay of the actions that led to one.
 
-``pyspiel.serialize_game_and_state``, ``copy.deepcopy`` and ``pickle`` keep a state exactly. pyspiel serializes a
-Python game's state by pickling its fields (OpenSpiel's design for Python games), so deserialize and unpickle only
-what you made yourself.
+``pyspiel.serialize_game_and_state``, ``copy.deepcopy`` and ``pickle`` keep a state exactly.  A deserialized state
+goes through the one state check of the environments (its state row, deal and rewards, against the game it is
+deserialized with) and is refused with ``ValueError`` if it does not hold together.  pyspiel serializes a Python
+game's state by pickling its fields (OpenSpiel's design for Python games), so deserialize and unpickle only what you
+made yourself.
 """
 from __future__ import annotations
 
@@ -63,9 +65,11 @@ from .core.cards import COL_COUNT, COL_POINTS
 from .core.game import Game
 from .core.layout import MAX_ITEMS, MAX_PLAYERS, StateView
 from .core.observe import observe_one
+from .core.step_result import decode_step
 from .players.determinize import SAMPLE_OK, determinize
 from .render import render_ansi
 from .seeding import episode_seed
+from .yaml_io import short_repr
 
 #: OpenSpiel's name of each game
 SHORT_NAMES = {game: f"uno_env_{game}" for game in GAMES}
@@ -233,137 +237,279 @@ class DiceGame(UnoGame):
 GAME_CLASSES = {"classic": ClassicGame, "pocket": PocketGame, "dice": DiceGame}
 
 
+class _Progress:
+    """A game in progress, everything an :class:`UnoState` holds: the deal's bytes so far, the core's state row and
+    random stream from the deal on, the returns so far, and what follows from them (the legal mask, its actions,
+    the player to act), kept so that search loops, which ask after every action, read a field.
+
+    A pickle (what ``pyspiel.serialize_game_and_state``, ``copy.deepcopy`` and ``pickle`` of a state carry)
+    holds only the first four; the rest is computed again when it is loaded into a state, after the one state check
+    (``UnoState.__setattr__``)."""
+
+    __slots__ = ("shared", "deal", "chance_left", "row", "rng", "step_rewards", "returns", "mask", "legal", "player")
+
+    def __init__(self, shared: _Shared | None):
+        self.shared = shared  # None for an unpickled one, until it is checked against a state's game
+        self.deal = 0  # the deal number's bytes so far, most significant first
+        self.chance_left = DEAL_BYTES
+        self.row: np.ndarray | None = None
+        self.rng: np.ndarray | None = None
+        self.step_rewards = np.zeros(MAX_PLAYERS, dtype=np.float32)
+        self.returns = np.zeros(0 if shared is None else shared.num_players, dtype=np.float64)
+        self.mask = np.zeros(0 if shared is None else shared.num_actions, dtype=np.int8)
+        self.legal: list[int] | None = []  # the mask's actions, listed when first asked for
+        self.player = int(pyspiel.PlayerId.CHANCE)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _unpickled_progress, (self.deal, self.chance_left, self.row, self.rng, self.step_rewards, self.returns)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Progress:
+        # a state's clone(): a copy of a checked progress of the same game, so nothing is checked again
+        copy = _Progress.__new__(_Progress)
+        copy.shared, copy.deal, copy.chance_left, copy.player = self.shared, self.deal, self.chance_left, self.player
+        copy.row = None if self.row is None else self.row.copy()
+        copy.rng = None if self.rng is None else self.rng.copy()
+        copy.step_rewards, copy.returns, copy.mask = self.step_rewards.copy(), self.returns.copy(), self.mask.copy()
+        copy.legal = None if self.legal is None else list(self.legal)
+        return copy
+
+    def start(self, row: np.ndarray, rng: np.ndarray) -> None:
+        """Take the core's state row and random stream (the deal, or a sampled state) and what follows from it."""
+        sh = cast(_Shared, self.shared)
+        self.row, self.rng, self.chance_left = row, rng, 0
+        E.legal_mask(row, sh.cfg, sh.spec, sh.dice, self.mask)
+        self.legal = None
+        view = StateView(row)
+        self.player = int(pyspiel.PlayerId.TERMINAL) if view.done else int(view.cur)
+
+    def adopt(self, shared: _Shared, history: list[int], move_number: int) -> None:
+        """Check an unpickled progress against ``shared``'s game and the ``history`` pyspiel restored beside it,
+        and complete it; ``ValueError`` naming what does not hold together (the deal, the state row by the one
+        state check, the rewards)."""
+        n = shared.num_players
+        if type(self.chance_left) is not int or not 0 <= self.chance_left <= DEAL_BYTES:
+            raise ValueError(f"a serialized {SHORT_NAMES[shared.core.name]} state: the chance nodes left must be an "
+                             f"int in 0..{DEAL_BYTES}, got {short_repr(self.chance_left)}")
+        if type(self.deal) is not int or not 0 <= self.deal < 256 ** (DEAL_BYTES - self.chance_left):
+            raise ValueError(f"a serialized state: the deal's bytes so far are not {DEAL_BYTES - self.chance_left} "
+                             f"bytes, got {short_repr(self.deal)}")
+        _check_floats("the rewards of the last action", self.step_rewards, (MAX_PLAYERS,), np.float32)
+        _check_floats("the returns", self.returns, (n,), np.float64)
+        if self.step_rewards[n:].any():
+            raise ValueError("a serialized state: rewards were paid to seats the game does not have")
+        _check_deal(self.deal, self.chance_left, history, move_number)
+        row, rng = self.row, self.rng
+        self.shared, self.mask = shared, np.zeros(shared.num_actions, dtype=np.int8)
+        if self.chance_left:
+            if row is not None or rng is not None or self.returns.any() or self.step_rewards.any():
+                raise ValueError("a serialized state: before the deal there is no state row and nothing is paid")
+            return
+        if not isinstance(rng, np.ndarray) or rng.dtype != np.uint64 or rng.shape != (1,):
+            raise ValueError(f"a serialized state: the random stream must be a uint64 array of shape (1,), got "
+                             f"{short_repr(rng)}")
+        if not isinstance(row, np.ndarray):
+            raise ValueError(f"a serialized state: its state row must be an array, got {short_repr(row)}")
+        problem = shared.core.state_problem(row)
+        if problem:
+            raise ValueError(f"a serialized state does not hold together: {problem}")
+        if history and len(history) - DEAL_BYTES != StateView(row).turns:  # (a sampled state has no history)
+            raise ValueError(f"a serialized state: its history holds {len(history) - DEAL_BYTES} decisions, its "
+                             f"state {StateView(row).turns}")
+        _check_paid(shared, self.returns, self.step_rewards, StateView(row).done != 0)
+        self.start(np.array(row), np.array(rng))
+
+
+def _check_deal(deal: int, chance_left: int, history: list[int], move_number: int) -> None:
+    """The deal's bytes so far are the history's first actions (a state sampled by ``resample_from_infostate``
+    has no history: then there is nothing to compare)."""
+    if not history:
+        return
+    if move_number != len(history):
+        raise ValueError(f"a serialized state: move number {move_number} for a history of {len(history)} actions")
+    dealt = min(len(history), DEAL_BYTES)
+    expected = 0
+    for byte in history[:dealt]:
+        expected = (expected << 8) | byte
+    if chance_left != DEAL_BYTES - dealt or deal != expected:
+        raise ValueError(f"a serialized state: its deal ({DEAL_BYTES - chance_left} bytes, {deal}) is not the "
+                         f"history's first actions ({history[:dealt]})")
+
+
+def _check_paid(shared: _Shared, returns: np.ndarray, step_rewards: np.ndarray, over: bool) -> None:
+    """Returns a game can pay: within the utility bounds, summing to 0 in a zero-sum game, and nothing paid before
+    the end where the rewards come only at the end (``RewardModel.TERMINAL``)."""
+    lo, hi = _utility_bounds(shared)
+    rules = shared.core.rules
+    if (returns < lo - 1e-6).any() or (returns > hi + 1e-6).any():
+        raise ValueError(f"a serialized state: returns {returns.tolist()} outside the game's utilities {lo}..{hi}")
+    if rules.reward == "win_loss" and abs(float(returns.sum())) > 1e-6:
+        raise ValueError(f"a serialized state: returns {returns.tolist()} do not sum to 0 in a zero-sum game")
+    terminal_rewards = not (rules.reward == "points" and rules.episode == "match")
+    if terminal_rewards and not over and (returns.any() or step_rewards.any()):
+        raise ValueError("a serialized state: rewards are paid only at the end of the game, and it is running")
+
+
+def _check_floats(what: str, x: Any, shape: tuple[int, ...], dtype: Any) -> None:
+    if not isinstance(x, np.ndarray) or x.dtype != dtype or x.shape != shape or not np.isfinite(x).all():
+        raise ValueError(f"a serialized state: {what} must be finite {np.dtype(dtype).name} values of shape "
+                         f"{shape}, got {short_repr(x)}")
+
+
+def _unpickled_progress(deal: Any, chance_left: Any, row: Any, rng: Any, step_rewards: Any, returns: Any) -> _Progress:
+    """A progress as a pickle holds it: unchecked, until it is set on a state (:class:`_CheckedProgress`)."""
+    p = _Progress(None)
+    p.deal, p.chance_left, p.row, p.rng, p.step_rewards, p.returns = deal, chance_left, row, rng, step_rewards, returns
+    return p
+
+
 class UnoState(pyspiel.State):
     """A game in progress: the state row and random stream of the compiled core, and the returns so far."""
 
+    _p: _Progress  # the state's one attribute (:meth:`__setattr__`)
+
     def __init__(self, game: UnoGame, shared: _Shared):
         super().__init__(game)
-        self._shared = shared
-        self._deal = 0  # the deal number's bytes so far, most significant first
-        self._chance_left = DEAL_BYTES
-        self._row: np.ndarray | None = None  # the core's state row and random stream, from the deal on
-        self._rng: np.ndarray | None = None
-        self._mask = np.zeros(shared.num_actions, dtype=np.int8)
-        self._legal: list[int] | None = []  # the mask's actions, listed when first asked for
-        # OpenSpiel's player to act (the chance player until the deal), kept so that search loops, which ask after
-        # every action, read a field instead of the row
-        self._player = int(pyspiel.PlayerId.CHANCE)
-        self._step_rewards = np.zeros(MAX_PLAYERS, dtype=np.float32)
-        self._returns = np.zeros(shared.num_players, dtype=np.float64)
+        self._p = _Progress(shared)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """The state's one attribute, ``_p`` (a :class:`_Progress`), checked when it is set.
+
+        pyspiel rebuilds a state (``deserialize_game_and_state``, ``pickle``, ``copy.deepcopy``, ``clone()``) by
+        making the game's initial state and setting every attribute of the pickled ``__dict__`` on it: an unpickled
+        progress arrives here, is checked against the state's own game (the one state check for its row) and
+        against the history pyspiel restored, and is completed, or refused with ``ValueError``; so is any other
+        attribute.  Nothing unchecked reaches the compiled core.  Play sets no attribute of the state (it changes
+        the progress), so this costs nothing while playing."""
+        if name != "_p":
+            raise ValueError(f"a uno_env state holds its game in one attribute, '_p'; {name!r} is not one of its "
+                             f"attributes (a state serialized by another version of uno-env?)")
+        if not isinstance(value, _Progress):
+            raise TypeError(f"a uno_env state's game is a progress object, got {type(value).__name__}")
+        current = self.__dict__.get("_p")
+        if current is not None:
+            if value.shared is None:
+                value.adopt(current.shared, self.history(), self.move_number())
+            elif value.shared is not current.shared and \
+                    value.shared.core.rules_dict != current.shared.core.rules_dict:
+                raise ValueError("a copied state belongs to another game or other rules")
+        elif value.shared is None:
+            raise ValueError("an unpickled progress needs a state of its game")
+        self.__dict__["_p"] = value
 
     def current_player(self) -> int:
         """The seat to act; ``PlayerId.CHANCE`` before the deal, ``PlayerId.TERMINAL`` once the game is over."""
-        return self._player
+        return self._p.player
 
     def is_terminal(self) -> bool:
         """Whether the game is over (won, or cut off at ``max_turns``)."""
-        return self._player == pyspiel.PlayerId.TERMINAL
+        return self._p.player == pyspiel.PlayerId.TERMINAL
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """The 256 equally likely bytes of the deal number (a chance node is one of the game's first four)."""
-        if self._row is not None:
+        if self._p.row is not None:
             raise ValueError("chance_outcomes: the deal is done; chance nodes are the game's first four")
         return list(_CHANCE_OUTCOMES)
 
     def _legal_actions(self, player: int) -> list[int]:
-        if self._legal is None:
-            self._legal = np.flatnonzero(self._mask).tolist()
-        return list(self._legal)
+        p = self._p
+        if p.legal is None:
+            p.legal = np.flatnonzero(p.mask).tolist()
+        return list(p.legal)
 
     def _apply_action(self, action: int) -> None:
-        if self._row is None:
+        p = self._p
+        if p.row is None:
             if not _int_in(action, 0, 256):
                 raise ValueError(f"chance outcome {action!r} is out of range [0, 256) (a byte of the deal number)")
-            self._deal = (self._deal << 8) | int(action)
-            self._chance_left -= 1
-            if self._chance_left == 0:
-                self._start(self._deal)
+            p.deal = (p.deal << 8) | int(action)
+            p.chance_left -= 1
+            if p.chance_left == 0:
+                self._start(p.deal)
             return
-        st = self._row
-        sh = self._shared
-        if self._player == pyspiel.PlayerId.TERMINAL:
+        st = p.row
+        sh = cast(_Shared, p.shared)
+        if p.player == pyspiel.PlayerId.TERMINAL:
             raise ValueError("the game is over: no action applies to a terminal state")
         if not _int_in(action, 0, sh.num_actions):
             raise ValueError(f"action {action!r} is out of range [0, {sh.num_actions})")
-        if not self._mask[action]:
-            legal = ", ".join(f"{a} ({sh.core.action_names[a]})" for a in np.flatnonzero(self._mask))
+        if not p.mask[action]:
+            legal = ", ".join(f"{a} ({sh.core.action_names[a]})" for a in np.flatnonzero(p.mask))
             raise ValueError(f"action {action} ({sh.core.action_names[action]}) is not legal for player "
                              f"{StateView(st).cur} now; legal: {legal}")
-        code = E.step_masked(st, self._rng, sh.cfg, sh.spec, sh.dice, int(action), self._mask, self._step_rewards)
-        if code & 3:  # the mask said legal: the core disagreeing is a bug, not bad input
+        code = E.step_masked(st, p.rng, sh.cfg, sh.spec, sh.dice, int(action), p.mask, p.step_rewards)
+        status, rewarded, done, seat = decode_step(code)
+        if status:  # the mask said legal: the core disagreeing is a bug, not bad input
             raise RuntimeError(f"core rejected action {action} with code {code}")
-        self._legal = None
-        self._player = int(pyspiel.PlayerId.TERMINAL) if (code >> 3) & 3 else code >> 8
-        if code & 4:
-            self._returns += self._step_rewards[: sh.num_players]
+        p.legal = None
+        p.player = int(pyspiel.PlayerId.TERMINAL) if done else seat
+        if rewarded:
+            p.returns += p.step_rewards[: sh.num_players]
 
     def _start(self, deal: int) -> None:
-        sh = self._shared
+        p = self._p
+        sh = cast(_Shared, p.shared)
         rows, rngs = sh.core.new_states(1)
-        self._row, self._rng = rows[0], rngs[0]
-        E.reset_one(self._row, self._rng, sh.cfg, sh.spec, sh.dice, episode_seed(deal, 0))  # as env.reset(seed=deal)
-        self._after_new_row()
-
-    def _after_new_row(self) -> None:
-        sh = self._shared
-        assert self._row is not None
-        E.legal_mask(self._row, sh.cfg, sh.spec, sh.dice, self._mask)
-        self._legal = None
-        view = StateView(self._row)
-        self._player = int(pyspiel.PlayerId.TERMINAL) if view.done else int(view.cur)
+        E.reset_one(rows[0], rngs[0], sh.cfg, sh.spec, sh.dice, episode_seed(deal, 0))  # as env.reset(seed=deal)
+        p.start(rows[0], rngs[0])
 
     def _action_to_string(self, player: int, action: int) -> str:
-        sh = self._shared
+        p = self._p
+        sh = cast(_Shared, p.shared)
         if player == pyspiel.PlayerId.CHANCE:
             return f"deal byte {action}"
-        if self._row is None or not 0 <= action < sh.num_actions:
+        if p.row is None or not 0 <= action < sh.num_actions:
             return f"action {action}"
-        return sh.core.describe_action(int(action), self._row)
+        return sh.core.describe_action(int(action), p.row)
 
     def rewards(self) -> list[float]:
         """The rewards of the last action, one per player."""
-        return [float(r) for r in self._step_rewards[: self._shared.num_players]]
+        p = self._p
+        return [float(r) for r in p.step_rewards[: cast(_Shared, p.shared).num_players]]
 
     def returns(self) -> list[float]:
         """Every player's rewards so far, summed."""
-        return [float(r) for r in self._returns]
+        return [float(r) for r in self._p.returns]
 
     def __str__(self) -> str:
-        if self._row is None:
-            return f"dealing: {DEAL_BYTES - self._chance_left} of {DEAL_BYTES} bytes of the deal number chosen"
-        return render_ansi(self._shared.core, self._row)
+        p = self._p
+        if p.row is None:
+            return f"dealing: {DEAL_BYTES - p.chance_left} of {DEAL_BYTES} bytes of the deal number chosen"
+        return render_ansi(cast(_Shared, p.shared).core, p.row)
 
     def observe(self, player: int, out: np.ndarray) -> None:
         """Write ``player``'s observation into ``out`` (float32, the observation size; zeros before the deal)."""
-        _check_player(player, self._shared.num_players)
-        if self._row is None:
+        p = self._p
+        sh = cast(_Shared, p.shared)
+        _check_player(player, sh.num_players)
+        if p.row is None:
             out[:] = 0.0
             return
-        observe_one(self._row, self._shared.cfg, self._shared.spec, self._shared.offsets, player, out)
+        observe_one(p.row, sh.cfg, sh.spec, sh.offsets, player, out)
 
     def core_state(self) -> np.ndarray:
         """A copy of the compiled core's state row, every hidden card in it: what the arena hands a search agent
         (``ismcts``'s ``act_from_state``), which reads it only through the determinization. Raises before the deal."""
-        if self._row is None:
+        if self._p.row is None:
             raise ValueError("core_state: nothing is dealt yet (a chance node)")
-        return self._row.copy()
+        return self._p.row.copy()
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> UnoState:
         """A state drawn uniformly among those ``player_id`` cannot tell from this one (see the module docstring)."""
-        sh = self._shared
+        p = self._p
+        sh = cast(_Shared, p.shared)
         _check_player(player_id, sh.num_players)
-        if self._row is None:
+        if p.row is None:
             raise ValueError("resample_from_infostate: nothing is dealt yet (a chance node); resample after the deal")
         word = np.array([_random_word(probability_sampler)], dtype=np.uint64)
         sample = UnoState(self.get_game(), sh)
         rows, rngs = sh.core.new_states(1)
         pool = np.zeros(MAX_ITEMS, dtype=np.int32)
-        if determinize(self._row, sh.cfg, sh.spec, player_id, rows[0], rngs[0], word, pool) != SAMPLE_OK:
+        if determinize(p.row, sh.cfg, sh.spec, player_id, rows[0], rngs[0], word, pool) != SAMPLE_OK:
             raise ValueError("this state's public counts do not add up (an edited state?): no sample fits it")
-        sample._row, sample._rng, sample._chance_left = rows[0], rngs[0], 0
-        sample._after_new_row()
-        sample._returns[:] = self._returns  # rewards paid so far are public
-        sample._step_rewards[:] = self._step_rewards
+        q = sample._p
+        q.start(rows[0], rngs[0])
+        q.returns[:] = p.returns  # rewards paid so far are public
+        q.step_rewards[:] = p.step_rewards
         return sample
 
 

@@ -14,6 +14,7 @@ from . import engine as E
 from ._cache import rule_sources, track_dependencies
 from ._jit import njit
 from .facts import GAME_FACTS, plays_dice
+from .step_result import decode_step_compiled
 
 track_dependencies(__file__, rule_sources())
 
@@ -147,6 +148,7 @@ def step_and_observe(st, rng, cfg, spec, dice, offs, action, mask, rew, out):
     """``engine.step_masked``, then the observation of the seat to act next into ``out``: one call a step for
     the AEC env, whose next ``last()`` asks for exactly that observation."""
     code = E.step_masked(st, rng, cfg, spec, dice, action, mask, rew)
-    if (code & 3) == 0:
+    status, _, _, _ = decode_step_compiled(code)
+    if status == E.OK:
         observe_one(st, cfg, spec, offs, st[E.S_CUR], out)
     return code

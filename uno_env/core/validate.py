@@ -1,41 +1,49 @@
-"""Which state rows the compiled kernels may read, and which the rules can reach: one place for both questions.
+"""The one state check: which state rows the compiled kernels may read, and which the rules can reach.
 
-A state row edited by hand (``UnoVectorEnv.states``, ``restore``, ``load_state_dict``) reaches compiled code, which
-trusts it; a seat, kind or pile size out of range there would read or write outside the arrays.  These checks run
-in Python first and name the game and the field that is wrong:
+A state row that enters from outside (``load_state_dict``, a partial edit, ``UnoVectorEnv.states`` edited by hand,
+``restore``, a pickled or deep-copied environment, a deserialized OpenSpiel state) reaches compiled code, which
+trusts it: a seat, kind or pile size out of range there would read or write outside the arrays.  Every such row
+goes through :func:`state_problem` (one row) or :func:`row_problem` (a batch) before any kernel reads it:
 
-* :func:`field_bounds`: the lowest and highest value of every entry of every field of ``layout.FIELDS``;
-* :func:`range_faults` / :func:`row_problem`: the scalars the kernels index with, then the compiled invariant
-  checker (``invariants.check_state``: conservation, counts, the top card, and the phase consistency: the fields
-  each phase's actions read must point at something real);
-* :func:`state_problem`: everything above for one row, every entry of every field included (what
-  ``Game.load_state_dict`` runs before it writes anything).
+* every entry of every field of ``layout.FIELDS`` within :func:`field_bounds` (wide fields by their values);
+* then the compiled invariant checker (``invariants.check_state``: conservation, counts, the top card, and the
+  phase consistency: the fields each phase's actions read must point at something real).
+
+Both run compiled (``invariants.check_row``, a few microseconds a row); only a row that fails is looked at again
+in Python, to name the game and the field that is wrong.  This module knows a game only by its tables
+(:class:`GameTables`, which ``game.Game`` provides), so it imports nothing above the layout.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from . import batch as K
 from . import layout as L
 from .cards import COL_SYMBOL
-from .invariants import FAILURE_NAMES, check_state
-
-if TYPE_CHECKING:
-    from .game import Game
+from .invariants import BAD_BOUNDS, BAD_CONSERVATION, FAILURE_NAMES, check_row, check_rows
 
 
+class GameTables(Protocol):
+    """What the checks read of a game (``uno_env.core.game.Game`` has it all)."""
 
-def field_ranges(game: Game) -> list[tuple[str, int, int, int]]:
-    """(field name, column, lowest, highest) of every state scalar the kernels use as an index or a loop bound."""
-    return [(name, L.OFFSETS[name], lo, hi) for name, (lo, hi) in _scalar_bounds(game).items()
-            if name not in ("round_points", "flips")]
+    name: str
+    num_players: int
+    num_kinds: int
+    state_len: int
+    cfg: np.ndarray
+    spec: np.ndarray
+    dice: np.ndarray
+    kinds: Any  # ``cards.KindTable``: the kinds' names, for the messages
 
 
-def _scalar_bounds(game: Game) -> dict[str, tuple[int, int]]:
+def _num_dice(game: GameTables) -> int:
+    return game.dice.shape[0] if game.name == "dice" else 0
+
+
+def _scalar_bounds(game: GameTables) -> dict[str, tuple[int, int]]:
     n, k = game.num_players, game.num_kinds
-    nd = game.dice.shape[0] if game.name == "dice" else 0
+    nd = _num_dice(game)
     return {
         "cur": (0, n - 1), "phase": (0, L.NUM_PHASES - 1), "dir": (-1, 1), "top": (0, k - 1), "colour": (0, 3),
         "pending": (0, L.MAX_ITEMS), "pending_sym": (-1, int(game.spec[:, COL_SYMBOL].max())),
@@ -50,7 +58,7 @@ def _scalar_bounds(game: Game) -> dict[str, tuple[int, int]]:
     }
 
 
-def field_bounds(game: Game) -> dict[str, tuple[int, int]]:
+def field_bounds(game: GameTables) -> dict[str, tuple[int, int]]:
     """(lowest, highest) of every entry of every field of ``layout.FIELDS`` that this module knows.
 
     A field added to the layout must be given its bounds here (a test checks that every field is); until it is,
@@ -59,7 +67,7 @@ def field_bounds(game: Game) -> dict[str, tuple[int, int]]:
     invariant checker), stale pile entries are still card (die) ids.  A wide field's bounds are its values'.
     """
     n, k = game.num_players, game.num_kinds
-    nd = game.dice.shape[0] if game.name == "dice" else 0
+    nd = _num_dice(game)
     item = max(k, nd) - 1  # a pile entry is a kind (cards) or a die id (dice)
     out = _scalar_bounds(game)
     out.update({
@@ -70,108 +78,126 @@ def field_bounds(game: Game) -> dict[str, tuple[int, int]]:
     return out
 
 
-def range_faults(game: Game, states: np.ndarray) -> tuple[np.ndarray, str]:
-    """(B,) bool: rows with a field out of range (unsafe for any kernel, even the invariant checker), and what is
-    wrong with the first of them ('' if none)."""
-    n = game.num_players
-    nd = game.dice.shape[0] if game.name == "dice" else 0
-    bad = np.zeros(states.shape[0], dtype=bool)
-    first = ""
-    checks: list[tuple[str, Any, Any]]
-    def column(name: str, col: int) -> np.ndarray:
-        return L.wide_values(states[:, col: col + 2])[:, 0] if L.FIELD_BY_NAME[name].wide else states[:, col]
+class RowBounds:
+    """The bounds of every entry of a state row under one game (:func:`field_bounds`), laid out for the compiled
+    check: ``lo``/``hi`` per entry (a wide field's low parts ``0 .. 2**WIDE_BITS - 1``, its high parts its bounds'
+    high parts), ``wide`` rows of (offset, lowest, highest value) per wide value, and ``fields`` (field, entries,
+    lowest, highest) of the wide fields for the messages."""
 
-    checks = [(f"field {name!r} is {{}}, outside {lo}..{hi}" + (" (and not 0)" if col == L.S_DIR else ""),
-               values, (values < lo) | (values > hi) | ((values == 0) if col == L.S_DIR else False))
-              for name, col, lo, hi in field_ranges(game) for values in (column(name, col),)]
-    sizes = states[:, L.S_DRAW_N].astype(np.int64) + states[:, L.S_DISC_N]
-    checks.append(("fields 'draw_n' + 'disc_n': the piles hold {} items, more than the game has", sizes,
-                   sizes > (nd if nd else L.MAX_ITEMS)))
-    for name, start, lo, hi in (("called", L.O_CALLED, 0, 1), ("hand_n", L.O_HAND_N, 0, L.MAX_ITEMS)):
-        block = states[:, start: start + n]
-        out_of_range = (block < lo) | (block > hi)
-        first_bad = block[np.arange(block.shape[0]), out_of_range.argmax(axis=1)]
-        checks.append((f"field {name!r}: an entry is {{}}, outside {lo}..{hi}", first_bad, out_of_range.any(axis=1)))
-    for message, values, fault in checks:
-        if fault.any() and not first:
-            b = int(np.flatnonzero(fault)[0])
-            first = f"game {b}: " + message.format(int(values[b]))
-        bad |= fault
-    return bad, first
-
-
-def row_problem(game: Game, states: np.ndarray) -> str:
-    """'' when every state row is one the compiled kernels can read safely, else the first game and field that is
-    not.  The ranges bound every index the kernels compute from a state; the compiled invariant checker (run
-    once the ranges hold) adds conservation, hand sizes, the top card and the phase consistency."""
-    if not isinstance(states, np.ndarray) or states.dtype != L.STATE_DTYPE or states.ndim != 2 \
-            or states.shape[1] != game.state_len:
-        return (f"state rows must be an {np.dtype(L.STATE_DTYPE).name} array of shape (B, {game.state_len}) "
-                f"({game.num_players} players)")
-    bad, first = range_faults(game, states)
-    if bad.any():
-        return first
-    codes = np.zeros(states.shape[0], dtype=np.int64)
-    K.check_states(states, game.cfg, game.spec, game.dice, codes)
-    bad = np.flatnonzero(codes)
-    if bad.size:
-        b = int(bad[0])
-        return f"game {b}: invariant broken ({FAILURE_NAMES[int(codes[b])]})"
-    return ""
-
-
-def _row_bounds(game: Game) -> tuple[np.ndarray, np.ndarray, list[tuple[L.Field, slice, int, int]]]:
-    """(lowest, highest) of every entry of a state row under ``game`` (:func:`field_bounds`), and (field, entries,
-    lowest, highest value) of every wide field, computed once.  A wide field's low parts are held to
-    ``0 .. 2**WIDE_BITS - 1`` and its high parts to its bounds' high parts; its values are checked against the
-    bounds themselves in :func:`state_problem`."""
-    cached = game.__dict__.get("_row_bounds")
-    if cached is None:
-        lo = np.full(game.state_len, L.STATE_MIN, dtype=np.int64)
-        hi = np.full(game.state_len, L.STATE_MAX, dtype=np.int64)
-        wide = []
+    def __init__(self, game: GameTables):
+        self.lo = np.full(game.state_len, L.STATE_MIN, dtype=np.int64)
+        self.hi = np.full(game.state_len, L.STATE_MAX, dtype=np.int64)
+        self.fields: list[tuple[L.Field, slice, int, int]] = []
+        wide: list[tuple[int, int, int]] = []
         for name, (a, b) in field_bounds(game).items():
             f = L.FIELD_BY_NAME[name]
             span = slice(L.OFFSETS[name], L.OFFSETS[name] + f.size_for(game.num_players))
             if f.wide:
-                lo[span][0::2], hi[span][0::2] = 0, 2**L.WIDE_BITS - 1
-                lo[span][1::2], hi[span][1::2] = a >> L.WIDE_BITS, b >> L.WIDE_BITS
-                wide.append((f, span, a, b))
+                self.lo[span][0::2], self.hi[span][0::2] = 0, 2**L.WIDE_BITS - 1
+                self.lo[span][1::2], self.hi[span][1::2] = a >> L.WIDE_BITS, b >> L.WIDE_BITS
+                self.fields.append((f, span, a, b))
+                wide += [(off, a, b) for off in range(span.start, span.stop, 2)]
             else:
-                lo[span], hi[span] = a, b
-        cached = game.__dict__["_row_bounds"] = (lo, hi, wide)
+                self.lo[span], self.hi[span] = a, b
+        self.wide = np.array(wide, dtype=np.int64).reshape(-1, 3)
+        self.num_items = _num_dice(game) or L.MAX_ITEMS
+
+
+def row_bounds(game: GameTables) -> RowBounds:
+    """The game's :class:`RowBounds`, computed once and kept on the game (its tables never change)."""
+    cached = game.__dict__.get("_row_bounds")
+    if cached is None:
+        cached = game.__dict__["_row_bounds"] = RowBounds(game)
     return cached
 
 
-def state_problem(game: Game, row: np.ndarray) -> str:
+def state_problem(game: GameTables, row: np.ndarray) -> str:
     """'' when the state row ``row`` is one the rules can reach in form, else what is wrong, naming the field:
     every entry of every field within :func:`field_bounds`, the piles within the game's size, then the compiled
     invariant checker."""
-    row = np.asarray(row)
-    if row.shape != (game.state_len,):
-        return f"a state row is 1-D of length {game.state_len} ({game.num_players} players); got shape {row.shape}"
-    lo, hi, wide = _row_bounds(game)
-    out = np.flatnonzero((row < lo) | (row > hi))
-    if out.size or row[L.S_DIR] == 0:
-        pos = int(out[0]) if out.size else L.S_DIR
+    if not isinstance(row, np.ndarray) or row.dtype != L.STATE_DTYPE or row.shape != (game.state_len,):
+        return (f"a state row is a 1-D {np.dtype(L.STATE_DTYPE).name} array of length {game.state_len} "
+                f"({game.num_players} players); got {_describe_array(row)}")
+    b = row_bounds(game)
+    code = check_row(np.ascontiguousarray(row), b.lo, b.hi, b.wide, game.cfg, game.spec, game.dice)
+    if code == 0:
+        return ""
+    return _bounds_problem(game, row, b) if code == BAD_BOUNDS else _invariant_problem(game, row, code)
+
+
+def row_problem(game: GameTables, states: np.ndarray) -> str:
+    """'' when every state row of the batch ``states`` is one the rules can reach (each row as
+    :func:`state_problem`), else the first game and what is wrong with it."""
+    if not isinstance(states, np.ndarray) or states.dtype != L.STATE_DTYPE or states.ndim != 2 \
+            or states.shape[1] != game.state_len:
+        return (f"state rows must be an {np.dtype(L.STATE_DTYPE).name} array of shape (B, {game.state_len}) "
+                f"({game.num_players} players); got {_describe_array(states)}")
+    bad = np.flatnonzero(row_codes(game, states))
+    if bad.size:
+        b = int(bad[0])
+        return f"game {b}: {state_problem(game, states[b])}"
+    return ""
+
+
+def row_codes(game: GameTables, states: np.ndarray) -> np.ndarray:
+    """(B,) int64: 0 for each row of ``states`` (int16, (B, state_len)) that passes the check, else why not
+    (``invariants.FAILURE_NAMES``; ``BAD_BOUNDS`` for an entry outside its field's bounds)."""
+    b = row_bounds(game)
+    out = np.zeros(states.shape[0], dtype=np.int64)
+    check_rows(np.ascontiguousarray(states), b.lo, b.hi, b.wide, game.cfg, game.spec, game.dice, out)
+    return out
+
+
+def _describe_array(x: object) -> str:
+    if isinstance(x, np.ndarray):
+        return f"a {x.dtype} array of shape {x.shape}"
+    return f"a {type(x).__name__}"
+
+
+def _bounds_problem(game: GameTables, row: np.ndarray, b: RowBounds) -> str:
+    """Which field has an entry outside its bounds (the compiled check said one has)."""
+    out = np.flatnonzero((row < b.lo) | (row > b.hi))
+    if out.size:
+        pos = int(out[0])
         f = next(f for f in L.FIELDS if L.OFFSETS[f.name] <= pos < L.OFFSETS[f.name] + f.size)
         index = pos - L.OFFSETS[f.name]
         if f.wide:
             part = "low" if index % 2 == 0 else "high"
             at = f"[{index // 2}]" if f.shape else ""
-            return (f"field {f.name!r}{at}: its {part} entry is {int(row[pos])}, outside {lo[pos]}..{hi[pos]} "
+            return (f"field {f.name!r}{at}: its {part} entry is {int(row[pos])}, outside {b.lo[pos]}..{b.hi[pos]} "
                     f"(a wide field stores each value as its low {L.WIDE_BITS} bits, then the rest)")
         at = "" if not f.shape else str(list(map(int, np.unravel_index(index, f.shape_for(game.num_players)))))
-        allowed = "-1 or 1" if f.name == "dir" else f"{lo[pos]}..{hi[pos]}"
+        allowed = "-1 or 1" if f.name == "dir" else f"{b.lo[pos]}..{b.hi[pos]}"
         return f"field {f.name!r}{at} is {int(row[pos])}, outside {allowed}"
-    for f, span, a, b in wide:
+    for f, span, lo, hi in b.fields:
         values = L.wide_values(row[span])
-        bad = np.flatnonzero((values < a) | (values > b))
+        bad = np.flatnonzero((values < lo) | (values > hi))
         if bad.size:
             at = f"[{int(bad[0])}]" if f.shape else ""
-            return f"field {f.name!r}{at} is {int(values[bad[0]])}, outside {a}..{b}"
-    nd = game.dice.shape[0] if game.name == "dice" else 0
-    if int(row[L.S_DRAW_N]) + int(row[L.S_DISC_N]) > (nd if nd else L.MAX_ITEMS):
+            return f"field {f.name!r}{at} is {int(values[bad[0]])}, outside {lo}..{hi}"
+    raise AssertionError("unreachable: the compiled check found an entry out of bounds")  # pragma: no cover
+
+
+def _invariant_problem(game: GameTables, row: np.ndarray, code: int) -> str:
+    """The invariant the compiled checker found broken, in words (the direction's 0 and the piles' size first:
+    the checker names those only as a field or a pile size out of range)."""
+    if row[L.S_DIR] == 0:
+        return "field 'dir' is 0, outside -1 or 1"
+    if int(row[L.S_DRAW_N]) + int(row[L.S_DISC_N]) > row_bounds(game).num_items:
         return "fields 'draw_n' + 'disc_n': the piles hold more items than the game has"
-    code = check_state(np.ascontiguousarray(row, dtype=L.STATE_DTYPE), game.cfg, game.spec, game.dice)
-    return f"invariant broken ({FAILURE_NAMES[code]})" if code else ""
+    problem = f"invariant broken ({FAILURE_NAMES[code]})"
+    if code == BAD_CONSERVATION and game.name != "dice":
+        problem = problem[:-1] + conservation_detail(game, L.StateView(row)) + ")"
+    return problem
+
+
+def conservation_detail(game: GameTables, v: L.StateView) -> str:
+    """Which kinds are missing or duplicated (said after the checker found conservation broken in a card game)."""
+    k = game.num_kinds
+    total = v.hand[: game.num_players, :k].sum(axis=0).astype(np.int64)
+    for pile in (v.draw[: v.draw_n], v.disc[: v.disc_n]):
+        total += np.bincount(pile[(pile >= 0) & (pile < k)], minlength=k)[:k]
+    bad = np.flatnonzero(total != game.spec[:, 3])
+    names = game.kinds.names
+    return " broken for " + ", ".join(
+        f"{names[x]} ({total[x]} found, {game.spec[x, 3]} in the deck)" for x in bad[:5])
