@@ -1,8 +1,8 @@
 """MkDocs hook: replace ``<!-- gen:NAME ARGS -->`` markers with tables computed from the installed code.
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
-``action-table GAME``, ``action-sections``, ``arena-table``, ``leaderboard``, ``protocol-deals``, ``example-row``.
-An unknown marker fails the build.
+``action-table GAME``, ``action-sections``, ``arena-table``, ``leaderboard``, ``protocol-deals``, ``example-row``,
+``scratch-table NAME``. An unknown marker fails the build.
 """
 from __future__ import annotations
 
@@ -171,6 +171,16 @@ def _example_row() -> str:
     return row_markdown(row) + "\n" + markdown_table(load_table(Table("classic", 2)), [row])
 
 
+def _scratch_table(name: str) -> str:
+    """A table of benchmarks/bench_scratch.py's results saved as benchmarks/results/NAME.json: the from-scratch
+    recipes' final arenas and training times, or the ablations beside their recipe."""
+    import json
+    import runpy
+
+    doc = json.loads((ROOT / "benchmarks" / "results" / f"{name}.json").read_text())
+    return runpy.run_path(str(ROOT / "benchmarks" / "bench_scratch.py"))["markdown"](doc)
+
+
 def _state_fields() -> str:
     """The fields of a state dict's ``fields`` (the rules core's state layout)."""
     from uno_env.core.layout import fields_markdown
@@ -189,6 +199,7 @@ GENERATORS = {
     "leaderboard": _leaderboard,
     "protocol-deals": _protocol_deals,
     "example-row": _example_row,
+    "scratch-table": _scratch_table,
 }
 
 

@@ -17,7 +17,6 @@ LIMIT = 25
 
 #: "path:qualified name" -> why it may exceed the limit.
 ALLOWED: dict[str, str] = {
-    "training/algorithms/batched_ppo.py:learn": "to be split",
 }
 
 

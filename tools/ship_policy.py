@@ -2,6 +2,12 @@
 
     python tools/ship_policy.py runs/classic_ppo          # -> agents/policies/classic_2p.npz + .json
     python tools/ship_policy.py runs/classic4_distill     # an `uno-env distill` run: -> classic_4p.npz + .json
+    python tools/ship_policy.py --scratch runs/scratch/classic_scratch_seed0   # -> scratch/classic_2p.npz + .json
+
+``--scratch`` ships a policy trained from scratch (no heuristic advice, no imitation, no search labels: the run's
+config is checked for each) into ``agents/policies/scratch/``, beside the ``ppo`` agent's files rather than in
+their place; its metadata says so (``from_scratch``, ``training``) and gives the training's CPU time too.  Those
+files are loaded by path (``uno-env evaluate agents/policies/scratch/classic_2p.npz greedy``).
 
 The weights are stored as float16 (half the size; the loader reads them as float32).  Before it is kept, the stored
 file plays the learner's seat of real games (against the heuristic) beside the run's float32 policy: on the
@@ -25,7 +31,27 @@ from uno_env.config import RuleConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 POLICIES_DIR = ROOT / "agents" / "policies"  # the ppo agent's shipped policies
+SCRATCH_DIR = POLICIES_DIR / "scratch"  # policies trained from scratch, loaded by path
 MIN_AGREEMENT = 0.99
+#: what a policy trained from scratch learned from, in its metadata
+FROM_SCRATCH = ("from scratch: PPO on the observation and the legal-action mask alone, against a league of the "
+                "baselines and frozen snapshots of itself; no heuristic advice, no imitation, no search labels")
+
+
+def scratch_problems(report: dict) -> list[str]:
+    """Why a run's policy is not a from-scratch one (empty when it is): what its config says it learned from."""
+    if "labels" in report:
+        return ["an `uno-env distill` run learns from search labels"]
+    cfg = report.get("config") or {}
+    policy, ppo = cfg.get("policy", {}), cfg.get("ppo", {})
+    problems = []
+    if policy.get("advice", "none") != "none":
+        problems.append(f"policy.advice is {policy['advice']!r} (the network is told the heuristic's choice)")
+    if ppo.get("imitation_steps", 0):
+        problems.append(f"ppo.imitation_steps is {ppo['imitation_steps']} (behaviour cloning of the heuristic)")
+    if ppo.get("kickstart_coef", 0):
+        problems.append(f"ppo.kickstart_coef is {ppo['kickstart_coef']} (a pull towards the heuristic's choices)")
+    return problems
 
 
 def float16_agreement(full: Path, half: Path, rules: RuleConfig, games: int = 256, steps: int = 60) -> float:
@@ -49,10 +75,14 @@ def float16_agreement(full: Path, half: Path, rules: RuleConfig, games: int = 25
     return same / max(total, 1)
 
 
-def main(run_dir: str, out_dir: Path = POLICIES_DIR) -> int:
+def main(run_dir: str, out_dir: Path | None = None, scratch: bool = False) -> int:
     run = Path(run_dir)
     pw, meta = load_weights(run / "policy.npz")
     report = json.loads((run / "report.json").read_text())
+    if scratch and scratch_problems(report):
+        print(f"not shipped as a from-scratch policy: {'; '.join(scratch_problems(report))}", file=sys.stderr)
+        return 1
+    out_dir = Path(out_dir) if out_dir is not None else (SCRATCH_DIR if scratch else POLICIES_DIR)
     meta = {k: v for k, v in meta.items() if k not in ("format", "activation", "obs_transform", "include_mask",
                                                        "layers")}
     keys = ("opponent", "games", "wins", "win_rate", "ci_low", "ci_high", "interval")
@@ -60,6 +90,11 @@ def main(run_dir: str, out_dir: Path = POLICIES_DIR) -> int:
                 training_wall_time_seconds=report["wall_time_seconds"],
                 final_arena=[{k: r[k] for k in keys if k in r} for r in report["arena"]],
                 stored_as="float16")
+    if scratch:
+        meta.update(name=f"{meta['game']}_{meta['num_players']}p_scratch", from_scratch=True, training=FROM_SCRATCH,
+                    # the training alone (its periodic evaluations included, the final arena not): wall and CPU
+                    train_time_seconds=report.get("train_time_seconds"),
+                    train_cpu_seconds=report.get("train_cpu_seconds"))
     if "labels" in report:  # uno-env distill: labelled over one session or several
         meta["labelling_cpu_seconds"] = report["labels"]["cpu_seconds_all"]
     head_to_head = report.get("evaluation", {}).get("head_to_head")  # uno-env distill at 3 or more players
@@ -88,9 +123,13 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="copy a training run's policy into the package as the ppo agent's "
                                                  "policy for its game and player count (float16, checked)")
     parser.add_argument("run_dir", help="the run directory: its policy.npz and report.json")
-    parser.add_argument("--out-dir", type=Path, default=POLICIES_DIR,
-                        help="where to write GAME_Np.npz and .json (default: the package's agents/policies)")
+    parser.add_argument("--out-dir", type=Path, default=None,
+                        help="where to write GAME_Np.npz and .json (default: the package's agents/policies, or "
+                             "agents/policies/scratch with --scratch)")
+    parser.add_argument("--scratch", action="store_true",
+                        help="a policy trained from scratch (checked: no advice, imitation, kickstarting or search "
+                             "labels), shipped to agents/policies/scratch")
     args = parser.parse_args()
     if not (Path(args.run_dir) / "policy.npz").is_file() or not (Path(args.run_dir) / "report.json").is_file():
         parser.error(f"{args.run_dir}: not a finished run (policy.npz and report.json are needed)")
-    raise SystemExit(main(args.run_dir, args.out_dir))
+    raise SystemExit(main(args.run_dir, args.out_dir, args.scratch))

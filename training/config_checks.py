@@ -220,6 +220,10 @@ def validate_train(cfg: TrainConfig) -> None:
     _check_sizes(cfg)
     if sum(cfg.opponents.baselines.values()) <= 0:
         raise ConfigError("config key 'opponents.baselines': the weights add up to 0")
+    opp = cfg.opponents
+    if opp.pfsp != "linear" and opp.sampling != "win_rate":
+        raise ConfigError(f"config key 'opponents.pfsp': {opp.pfsp!r} weighs the learner's win rates, which only "
+                          f"'opponents.sampling: win_rate' keeps; set it, or leave opponents.pfsp at 'linear'")
     if cfg.algorithm == "batched_ppo":
         if cfg.env.vec_env != "batched":
             raise ConfigError("config key 'env.vec_env': algorithm 'batched_ppo' runs the batched simulator; set "

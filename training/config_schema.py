@@ -187,6 +187,9 @@ class OpponentConfig(PoolConfig):
     # fixed: the weights above; win_rate (batched_ppo): each member's weight is also scaled by the share of recent
     # games the learner did not win against it, so the opponents that beat it are met more often
     sampling: Literal["fixed", "win_rate"] = "fixed"
+    # with sampling win_rate: f(the learner's win rate x against a member) scaling its weight (training/league.py):
+    # linear 1 - x, squared (1 - x)^2 (the members that beat it), variance x (1 - x) (the ones it beats half the time)
+    pfsp: Literal["linear", "squared", "variance"] = "linear"
 
 
 @dataclass

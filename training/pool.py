@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from .league import PFSP, pfsp_weight
+
 __all__ = ["OpponentPool", "SNAPSHOT_PREFIX", "SELF"]
 
 SNAPSHOT_PREFIX = "snapshot:"
@@ -32,7 +34,7 @@ class OpponentPool:
 
     def __init__(self, baselines: Mapping[str, float], selfplay_prob: float = 0.5, latest_prob: float = 0.5,
                  pool_size: int = 8, seed: int | None = None, baseline_prob: float | None = None,
-                 sampling: str = "fixed"):
+                 sampling: str = "fixed", pfsp: str = "linear"):
         names = [n for n, w in baselines.items() if w > 0]
         if not names and baseline_prob is None:
             raise ValueError("the opponent pool needs at least one baseline with a positive weight")
@@ -51,6 +53,9 @@ class OpponentPool:
             raise ValueError(f"sampling must be 'fixed' or 'win_rate', got {sampling!r}")
         # win_rate: each member's weight is scaled by how often it beats the learner (the trainer reports results)
         self.track_results = sampling == "win_rate"
+        if pfsp not in PFSP:
+            raise ValueError(f"pfsp must be one of {', '.join(PFSP)}, got {pfsp!r}")
+        self.pfsp = pfsp  # the weighting of the win rates (training.league.pfsp_weight)
         self.results: dict[str, list[float]] = {}  # spec -> [learner wins, games], decayed (recent games count)
 
     # -- pool -----------------------------------------------------------------------------------
@@ -96,8 +101,10 @@ class OpponentPool:
     RESULT_DECAY = 0.998
 
     def _weighted(self, rng: np.random.Generator, specs: list[str], prior: np.ndarray) -> int:
-        """Index of a member drawn with weight prior x (share of recent games the learner did not win against it)."""
-        w = np.asarray(prior, dtype=np.float64) * np.array([max(1.0 - self.learner_win_rate(s), 0.02) for s in specs])
+        """Index of a member drawn with weight prior x f(the learner's recent win rate against it), f the league's
+        PFSP weighting (:func:`training.league.pfsp_weight`)."""
+        rates = np.array([self.learner_win_rate(s) for s in specs])
+        w = np.asarray(prior, dtype=np.float64) * pfsp_weight(rates, self.pfsp)
         return int(rng.choice(len(specs), p=w / w.sum()))
 
     def learner_win_rate(self, spec: str) -> float:

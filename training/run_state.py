@@ -46,7 +46,7 @@ class RunState:
         self.algo = algo
         o = cfg.opponents
         self.pool = OpponentPool(o.baselines, o.selfplay_prob, o.latest_prob, o.pool_size, seed=cfg.seed + 17,
-                                 sampling=o.sampling)
+                                 sampling=o.sampling, pfsp=o.pfsp)
         self.eval_history: list[dict] = []
         self.selfplay_start = int(round(o.selfplay_start * cfg.total_steps))
         self.next_snapshot = max(self.selfplay_start, 1) if o.selfplay_start < 1.0 else None
@@ -54,6 +54,10 @@ class RunState:
         self.next_checkpoint = cfg.checkpoint_every
         self.wall_time_before = 0.0  # seconds spent in earlier sessions of this run
         self.session_start = time.time()
+        # CPU seconds of this process (all its threads), earlier sessions included: on a shared machine the wall
+        # time says more about the neighbours than about the run
+        self.cpu_time_before = 0.0
+        self.session_cpu_start = time.process_time()
         self.sessions = 1
         self.venv = None
         self.pbar = None
@@ -70,6 +74,7 @@ class RunState:
             "next_eval": self.next_eval,
             "next_checkpoint": self.next_checkpoint,
             "wall_time": self.wall_time(),
+            "cpu_time": self.cpu_time(),
             "sessions": self.sessions,
             "rng": rng_states(),
             "seed": self.cfg.seed,
@@ -92,11 +97,18 @@ class RunState:
         self.next_eval = d["next_eval"]
         self.next_checkpoint = d["next_checkpoint"]
         self.wall_time_before = float(d["wall_time"])
+        cpu = d.get("cpu_time", 0.0)  # checkpoints written before it was kept have none
+        self.cpu_time_before = float(cpu) if isinstance(cpu, (int, float)) and not isinstance(cpu, bool) else 0.0
         self.sessions = int(d.get("sessions", 1)) + 1
 
     def wall_time(self) -> float:
         """Seconds spent training in this run, earlier sessions included."""
         return self.wall_time_before + (time.time() - self.session_start)
+
+    def cpu_time(self) -> float:
+        """CPU seconds this run's training process used, earlier sessions included (the arena's worker processes,
+        with ``evaluation.workers`` above 1, are not counted)."""
+        return self.cpu_time_before + (time.process_time() - self.session_cpu_start)
 
     def checkpoint(self, model, step: int) -> str:
         """Write a checkpoint of ``model`` and the run's state at ``step``; returns its directory."""
@@ -183,7 +195,11 @@ class RunState:
         ev = self.cfg.evaluation
         t0 = time.time()
         rows = self.arena(self.learner_agent(model, ev.deterministic), ev.games, ev.seed + step, ev.workers)
-        self.eval_history.append({"step": step, "wall_time": round(self.wall_time(), 1), "results": rows})
+        secs = time.time() - t0
+        # wall and CPU time so far include this evaluation's; "seconds" is what it took, so a learning curve can
+        # give the training time alone
+        self.eval_history.append({"step": step, "wall_time": round(self.wall_time(), 1),
+                                  "cpu_time": round(self.cpu_time(), 1), "seconds": round(secs, 1), "results": rows})
         parts = []
         for r in rows:
             record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
@@ -191,7 +207,6 @@ class RunState:
             record(f"eval/ci_high_{r['opponent']}", r["ci_high"])
             parts.append(f"{r['opponent']} {100 * r['win_rate']:.1f}% "
                          f"[{100 * r['ci_low']:.1f}, {100 * r['ci_high']:.1f}]")
-        secs = time.time() - t0
         record("eval/seconds", secs)
         self.write(f"eval @ {step:,} steps ({ev.games} games each, {secs:.0f} s): {' | '.join(parts)}")
         if self.pbar is not None:

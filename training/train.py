@@ -167,7 +167,7 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None, command
         run.next_checkpoint = next_multiple(step, cfg.checkpoint_every)
         run.checkpoint(model, step)
     step = algo.num_steps(model)
-    train_time = run.wall_time()
+    train_time, train_cpu = run.wall_time(), run.cpu_time()
     venv.close()
 
     # --- finish: the policy, a large final arena, the report --------------------------------------------------
@@ -190,6 +190,7 @@ def train(cfg: TrainConfig, run_dir: str, checkpoint: str | None = None, command
         "steps": step,
         "wall_time_seconds": round(run.wall_time(), 1),
         "train_time_seconds": round(train_time, 1),
+        "train_cpu_seconds": round(train_cpu, 1),
         "final_eval_seconds": round(eval_time, 1),
         "sessions": run.sessions,
         "policy": policy_path,

@@ -26,8 +26,10 @@ update.  What differs from a textbook PPO is only where the games come from:
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,8 +41,8 @@ from uno_env.agents.policy import NumpyPolicyAgent, PolicyWeights
 from ..config import TrainConfig
 from ..pool import SNAPSHOT_PREFIX, OpponentPool
 
-__all__ = ["LABEL", "ActorCritic", "BatchedPoolEnv", "BatchedPPO", "make_env", "build", "load", "learn",
-           "num_steps", "save", "export"]
+__all__ = ["LABEL", "ActorCritic", "BatchedPoolEnv", "BatchedPPO", "Rollout", "advantages", "make_env", "build",
+           "load", "learn", "num_steps", "save", "export"]
 
 LABEL = "uno_env.batched_ppo"
 
@@ -115,15 +117,20 @@ class ActorCritic(nn.Module):
     def heads(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Logits and values of the input ``x`` (a shared trunk is run once for both heads)."""
         if self.shared_trunk:
-            h = x
-            for layer in list(self.actor)[:-1]:
-                h = layer(h)
+            h = self.hidden(x)
             logits, values = self.actor[-1](h), self.critic[-1](h).squeeze(-1)
         else:
             logits, values = self.actor(x), self.critic(x).squeeze(-1)
         if self.advice_gain:
             logits = logits + self.advice_gain * x[:, -self.num_actions:]
         return logits, values
+
+    def hidden(self, x: torch.Tensor) -> torch.Tensor:
+        """The actor's last hidden layer (after its activation) for the input ``x``."""
+        h = x
+        for layer in list(self.actor)[:-1]:
+            h = layer(h)
+        return h
 
     def act(self, x: torch.Tensor, masks: torch.Tensor):
         """Sampled actions, their log-probabilities and the values (one forward pass for the batch)."""
@@ -377,151 +384,259 @@ def value_loss(values: torch.Tensor, returns: torch.Tensor) -> torch.Tensor:
     return ((values - returns) ** 2).mean()
 
 
+@dataclass
+class Rollout:
+    """One rollout's storage: a row per step, a column per game (torch tensors the update reads in minibatches)."""
+
+    feat: torch.Tensor  # the network's input, computed once per step and reused by every epoch
+    mask: torch.Tensor
+    act: torch.Tensor
+    logp: torch.Tensor
+    rew: torch.Tensor
+    done: torch.Tensor
+    val: torch.Tensor
+    teach: torch.Tensor  # the heuristic's choices (imitation, kickstarting, advice)
+
+    @classmethod
+    def allocate(cls, steps: int, games: int, features: int, actions: int) -> Rollout:
+        """Zeroed buffers for ``steps`` x ``games`` decisions."""
+        def zeros(*shape: int, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+            return torch.zeros((steps, games, *shape), dtype=dtype)
+        return cls(zeros(features), zeros(actions, dtype=torch.bool), zeros(dtype=torch.long), zeros(), zeros(),
+                   zeros(), zeros(), zeros(dtype=torch.long))
+
+
+@dataclass
+class _Games:
+    """Where the games stand between two steps: the learners' observations and masks (numpy, and as tensors) and
+    each game's return so far; plus the finished episodes' returns and results since the last log."""
+
+    obs: np.ndarray
+    masks: np.ndarray
+    ep_return: np.ndarray
+    finished: list[float] = field(default_factory=list)
+    wins: list[bool] = field(default_factory=list)
+
+    def tensors(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """The observations and legal masks as torch tensors (copies: the simulator reuses its arrays)."""
+        return torch.from_numpy(self.obs.copy()), torch.from_numpy(self.masks != 0)
+
+
+@dataclass
+class _Phase:
+    """What this rollout does besides plain PPO, from the step count (see the module's docstring)."""
+
+    imitate: bool  # behaviour cloning: the heuristic plays the learner's seat
+    kick: float  # the kickstarting weight now
+    advised: bool  # the heuristic's choice is an input of the network
+
+    @property
+    def needs_teacher(self) -> bool:
+        """Whether the heuristic's choice is computed on every step."""
+        return self.kick > 0 or self.imitate or self.advised
+
+
+def _phase(model: BatchedPPO) -> _Phase:
+    """Set the learning rate for this rollout and say what it trains (imitation, kickstarting, advice)."""
+    p, total, step = model.cfg.ppo, model.cfg.total_steps, model.num_timesteps
+    if p.lr_schedule == "linear":  # decays to 0 at total_steps
+        for g in model.optimizer.param_groups:
+            g["lr"] = p.learning_rate * max(0.0, 1.0 - step / total)
+    kick_until = p.kickstart_until * total
+    # kickstarting: imitate the heuristic, with a weight that decays to 0 at kickstart_until
+    kick = p.kickstart_coef * max(0.0, 1.0 - step / kick_until) if kick_until > 0 else 0.0
+    return _Phase(imitate=step < p.imitation_steps, kick=kick, advised=model.net.advice != "none")
+
+
+def _collect(model: BatchedPPO, buf: Rollout, games: _Games, phase: _Phase, run) -> None:
+    """Fill ``buf`` with ``n_steps`` steps of every game: one forward pass for all games per step."""
+    env, net = model.venv, model.net
+    teacher_np = np.zeros(env.num_envs, dtype=np.int64)
+    next_obs, next_mask = games.tensors()
+    for t in range(buf.act.shape[0]):
+        buf.mask[t] = next_mask
+        if phase.needs_teacher:
+            env.teacher_actions(games.obs, games.masks, teacher_np)
+            buf.teach[t] = torch.from_numpy(teacher_np)
+        with torch.inference_mode():
+            x = net.features(next_obs, next_mask, buf.teach[t] if phase.advised else None)
+            if phase.imitate:
+                action, value = buf.teach[t].clone(), net.heads(x)[1]
+            else:
+                action, logp, value = net.act(x, next_mask)
+                buf.logp[t] = logp
+        buf.feat[t], buf.act[t], buf.val[t] = x, action, value
+        games.obs, games.masks, rew, term, trunc, info = env.step(action.numpy())
+        done = term | trunc
+        buf.rew[t] = torch.from_numpy(rew)
+        buf.done[t] = torch.from_numpy(done.astype(np.float32))
+        next_obs, next_mask = games.tensors()
+        games.ep_return += rew
+        if done.any():
+            ended = np.flatnonzero(done)
+            games.finished.extend(games.ep_return[ended].tolist())
+            games.wins.extend((info["winner"][ended] == info["final_seat"][ended]).tolist())
+            games.ep_return[ended] = 0.0
+        model.num_timesteps += env.num_envs
+        run.advance(env.num_envs)
+
+
+def _bootstrap_value(model: BatchedPPO, games: _Games, phase: _Phase) -> torch.Tensor:
+    """The critic's value of where every game stands after the rollout."""
+    next_advice = None
+    if phase.advised:
+        teacher_np = np.zeros(model.venv.num_envs, dtype=np.int64)
+        model.venv.teacher_actions(games.obs, games.masks, teacher_np)
+        next_advice = torch.from_numpy(teacher_np)
+    with torch.no_grad():
+        return model.net.value(*games.tensors(), next_advice)
+
+
+def advantages(buf: Rollout, next_value: torch.Tensor, gamma: float, lam: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """GAE(lambda) advantages and the returns the critic learns; an ended game's next observation is its next
+    episode's, so a done step is not bootstrapped."""
+    T, B = buf.rew.shape
+    adv = torch.zeros((T, B))
+    last = torch.zeros(B)
+    for t in reversed(range(T)):
+        nonterminal = 1.0 - buf.done[t]
+        nv = next_value if t == T - 1 else buf.val[t + 1]
+        delta = buf.rew[t] + gamma * nv * nonterminal - buf.val[t]
+        last = delta + gamma * lam * nonterminal * last
+        adv[t] = last
+    return adv, adv + buf.val
+
+
+#: rows of a rollout the hidden-layer diagnostics look at
+HIDDEN_PROBE_ROWS = 2048
+
+
+def hidden_diagnostics(net: ActorCritic, x: torch.Tensor) -> dict[str, float]:
+    """How much the actor's last hidden layer still tells states apart, on the inputs ``x``: ``hidden_spread`` is
+    the mean over its units of their standard deviation across the rows (near 0: every state gets the same hidden
+    vector, so the policy is one fixed preference over the actions, whatever the state); ``hidden_stuck`` is the
+    share of (unit, row) outputs that pass (almost) no gradient (tanh: beyond 0.99 in magnitude; relu: 0), and
+    ``hidden_dead`` the share of units stuck so on every row."""
+    with torch.no_grad():
+        h = net.hidden(x)
+        stuck = (h.abs() > 0.99) if net.activation == "tanh" else (h <= 0)
+        return {"hidden_spread": float(h.std(0).mean()), "hidden_stuck": float(stuck.float().mean()),
+                "hidden_dead": float(stuck.all(0).float().mean())}
+
+
+def _update(model: BatchedPPO, buf: Rollout, adv: torch.Tensor, returns: torch.Tensor, phase: _Phase
+            ) -> dict[str, float]:
+    """``n_epochs`` over shuffled minibatches; the last minibatch's losses and the update's statistics."""
+    p, net, opt = model.cfg.ppo, model.net, model.optimizer
+    T, B, A = buf.mask.shape
+    n = T * B
+    b_feat, b_mask = buf.feat.reshape(n, -1), buf.mask.reshape(n, A)
+    b_act, b_logp, b_teach = buf.act.reshape(-1), buf.logp.reshape(-1), buf.teach.reshape(-1)
+    b_adv, b_ret = adv.reshape(-1), returns.reshape(-1)
+    clipfracs, approx_kl = [], torch.tensor(0.0)
+    for _epoch in range(p.n_epochs):
+        order = torch.randperm(n)
+        for start in range(0, n, p.batch_size):
+            idx = order[start: start + p.batch_size]
+            new_logp, teacher_logp, entropy, new_val = net.evaluate(b_feat[idx], b_mask[idx], b_act[idx],
+                                                                    b_teach[idx])
+            log_ratio = new_logp - b_logp[idx]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfracs.append(((ratio - 1.0).abs() > p.clip_range).float().mean().item())
+            mb_adv = b_adv[idx]
+            if p.normalize_advantage:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
+            v_loss = value_loss(new_val, b_ret[idx])
+            if phase.imitate and net.advice_gain:  # a residual policy already plays the heuristic: warm the critic
+                loss = p.vf_coef * v_loss
+            elif phase.imitate:  # the teacher's choices and the value of its games; no policy gradient
+                loss = -teacher_logp.mean() + p.vf_coef * v_loss
+            else:
+                loss = pg_loss - p.ent_coef * entropy.mean() + p.vf_coef * v_loss
+            if phase.kick > 0 and not phase.imitate:
+                loss = loss - phase.kick * teacher_logp.mean()
+            opt.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
+            opt.step()
+        if p.target_kl is not None and not phase.imitate and approx_kl > p.target_kl:
+            break
+    var_y = b_ret.var()
+    stats = {"policy_loss": pg_loss.item(), "value_loss": v_loss.item(), "entropy": entropy.mean().item(),
+             "approx_kl": approx_kl.item(), "clip_fraction": float(np.mean(clipfracs)),
+             "explained_variance": float(1 - (b_ret - buf.val.reshape(-1)).var() / var_y) if var_y > 0 else 0.0}
+    stats.update(hidden_diagnostics(net, b_feat[:HIDDEN_PROBE_ROWS]))
+    if phase.imitate:
+        stats["imitation_loss"] = -teacher_logp.mean().item()
+    elif phase.kick > 0 or phase.advised:  # with advice: how often the policy follows the heuristic
+        stats["teacher_agreement"] = float((b_act == b_teach).float().mean())
+    return stats
+
+
+def _log(model: BatchedPPO, stats: dict[str, float], phase: _Phase, games: _Games, rollout_s: float,
+         update_s: float) -> None:
+    """The rollout's statistics to TensorBoard."""
+    for key, value in stats.items():
+        model.record(f"train/{key}", value)
+    model.record("train/learning_rate", model.optimizer.param_groups[0]["lr"])
+    model.record("train/kickstart_coef", phase.kick)
+    model.record("train/imitation", float(phase.imitate))
+    steps = model.venv.num_envs * model.cfg.ppo.n_steps
+    model.record("time/env_steps_per_s", steps / max(rollout_s + update_s, 1e-9))
+    model.record("time/rollout_fraction", rollout_s / max(rollout_s + update_s, 1e-9))
+    if games.finished:
+        model.record("rollout/ep_rew_mean", float(np.mean(games.finished)))
+        model.record("rollout/win_rate", float(np.mean(games.wins)))
+        games.finished.clear()
+        games.wins.clear()
+    for name, rate in model.venv.pool.win_rates().items():
+        model.record(f"pool/learner_win_rate/{name}", rate)
+
+
+def blas_threads(threads: int) -> Any:
+    """A context keeping numpy's BLAS to ``threads`` threads (0: as it is) while the games are played: the frozen
+    snapshots in the opponents' seats are numpy networks over a few rows at a time, where OpenBLAS's threads gain
+    nothing and, on a busy machine, spin against each other (the snapshots' moves took 10x the CPU time with 2
+    BLAS threads on a loaded 2-core machine: 7.7k against 72k learner steps per CPU second)."""
+    if not threads:
+        return contextlib.nullcontext()
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - in the train extra
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=threads, user_api="blas")
+
+
 def learn(model: BatchedPPO, steps: int, run) -> None:
     """Train for ``steps`` more learner steps (whole rollouts), calling the run state between rollouts."""
-    cfg, p = model.cfg, model.cfg.ppo
-    env, net, opt = model.venv, model.net, model.optimizer
-    B, T = env.num_envs, p.n_steps
-    A = env.game.num_actions
-    advised = net.advice != "none"  # the heuristic's choice is an input: computed on every step
-    F = env.game.obs_dim + (A if net.include_mask else 0) + (A if advised else 0)
-    # rollout storage: one row per step, one column per game
-    feat_buf = torch.zeros((T, B, F))  # the network's input, computed once per step
-    mask_buf = torch.zeros((T, B, A), dtype=torch.bool)
-    act_buf = torch.zeros((T, B), dtype=torch.long)
-    logp_buf = torch.zeros((T, B))
-    rew_buf = torch.zeros((T, B))
-    done_buf = torch.zeros((T, B))
-    val_buf = torch.zeros((T, B))
-    teach_buf = torch.zeros((T, B), dtype=torch.long)  # the heuristic's choices (kickstarting)
-    teacher_np = np.zeros(B, dtype=np.int64)
-    total = cfg.total_steps
-    kick_until = p.kickstart_until * total
+    with blas_threads(model.cfg.torch_threads):
+        _learn(model, steps, run)
 
+
+def _learn(model: BatchedPPO, steps: int, run) -> None:
+    p, env, net = model.cfg.ppo, model.venv, model.net
+    A = env.game.num_actions
+    F = env.game.obs_dim + (A if net.include_mask else 0) + (A if net.advice != "none" else 0)
+    buf = Rollout.allocate(p.n_steps, env.num_envs, F, A)
     if model.games is None:
-        obs_np, mask_np = env.reset()
-        ep_return = np.zeros(B)
+        obs, masks = env.reset()
+        games = _Games(obs, masks, np.zeros(env.num_envs))
     else:
-        obs_np, mask_np, ep_return = model.games
-    next_obs, next_mask = torch.from_numpy(obs_np.copy()), torch.from_numpy(mask_np != 0)
+        games = _Games(*model.games)
     target = model.num_timesteps + steps
-    finished, wins = [], []
     while model.num_timesteps < target:
         run.between_rollouts(model, model.num_timesteps, model.record)
-        if p.lr_schedule == "linear":  # decays to 0 at total_steps
-            for g in opt.param_groups:
-                g["lr"] = p.learning_rate * max(0.0, 1.0 - model.num_timesteps / total)
-        # kickstarting: imitate the heuristic, with a weight that decays to 0 at kickstart_until
-        kick = p.kickstart_coef * max(0.0, 1.0 - model.num_timesteps / kick_until) if kick_until > 0 else 0.0
-        # imitation (behaviour cloning): the heuristic plays the learner's seat; the network learns its choices
-        imitate = model.num_timesteps < p.imitation_steps
+        phase = _phase(model)
         t0 = time.perf_counter()
-        # --- rollout: one forward pass for all games per step ---------------------------------------------------
-        for t in range(T):
-            mask_buf[t] = next_mask
-            if kick > 0 or imitate or advised:
-                env.teacher_actions(obs_np, mask_np, teacher_np)
-                teach_buf[t] = torch.from_numpy(teacher_np)
-            with torch.inference_mode():
-                x = net.features(next_obs, next_mask, teach_buf[t] if advised else None)
-                if imitate:
-                    action, value = teach_buf[t].clone(), net.heads(x)[1]
-                else:
-                    action, logp, value = net.act(x, next_mask)
-                    logp_buf[t] = logp
-            feat_buf[t], act_buf[t], val_buf[t] = x, action, value
-            obs_np, mask_np, rew, term, trunc, info = env.step(action.numpy())
-            done = term | trunc
-            rew_buf[t] = torch.from_numpy(rew)
-            done_buf[t] = torch.from_numpy(done.astype(np.float32))
-            next_obs, next_mask = torch.from_numpy(obs_np.copy()), torch.from_numpy(mask_np != 0)
-            ep_return += rew
-            if done.any():
-                ended = np.flatnonzero(done)
-                finished.extend(ep_return[ended].tolist())
-                wins.extend((info["winner"][ended] == info["final_seat"][ended]).tolist())
-                ep_return[ended] = 0.0
-            model.num_timesteps += B
-            run.advance(B)
+        _collect(model, buf, games, phase, run)
         rollout_s = time.perf_counter() - t0
-        # --- advantages: GAE(lambda); an ended game's next observation is its next episode's, so no bootstrap --
-        with torch.no_grad():
-            next_advice = None
-            if advised:
-                env.teacher_actions(obs_np, mask_np, teacher_np)
-                next_advice = torch.from_numpy(teacher_np.copy())
-            next_value = net.value(next_obs, next_mask, next_advice)
-        adv = torch.zeros((T, B))
-        last = torch.zeros(B)
-        for t in reversed(range(T)):
-            nonterminal = 1.0 - done_buf[t]
-            nv = next_value if t == T - 1 else val_buf[t + 1]
-            delta = rew_buf[t] + p.gamma * nv * nonterminal - val_buf[t]
-            last = delta + p.gamma * p.gae_lambda * nonterminal * last
-            adv[t] = last
-        returns = adv + val_buf
-        # --- update: n_epochs over shuffled minibatches --------------------------------------------------------
+        adv, returns = advantages(buf, _bootstrap_value(model, games, phase), p.gamma, p.gae_lambda)
         t1 = time.perf_counter()
-        b_feat, b_mask = feat_buf.reshape(T * B, -1), mask_buf.reshape(T * B, A)
-        b_act, b_logp, b_teach = act_buf.reshape(-1), logp_buf.reshape(-1), teach_buf.reshape(-1)
-        b_adv, b_ret, b_val = adv.reshape(-1), returns.reshape(-1), val_buf.reshape(-1)
-        n = T * B
-        clipfracs, approx_kl = [], torch.tensor(0.0)
-        for _epoch in range(p.n_epochs):
-            order = torch.randperm(n)
-            for start in range(0, n, p.batch_size):
-                idx = order[start: start + p.batch_size]
-                new_logp, teacher_logp, entropy, new_val = net.evaluate(b_feat[idx], b_mask[idx], b_act[idx],
-                                                                        b_teach[idx])
-                log_ratio = new_logp - b_logp[idx]
-                ratio = log_ratio.exp()
-                with torch.no_grad():
-                    approx_kl = ((ratio - 1) - log_ratio).mean()
-                    clipfracs.append(((ratio - 1.0).abs() > p.clip_range).float().mean().item())
-                mb_adv = b_adv[idx]
-                if p.normalize_advantage:
-                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio,
-                                    -mb_adv * ratio.clamp(1 - p.clip_range, 1 + p.clip_range)).mean()
-                v_loss = value_loss(new_val, b_ret[idx])
-                if imitate and net.advice_gain:  # a residual policy already plays the heuristic: warm the critic
-                    loss = p.vf_coef * v_loss
-                elif imitate:  # the teacher's choices and the value of its games; no policy gradient
-                    loss = -teacher_logp.mean() + p.vf_coef * v_loss
-                else:
-                    loss = pg_loss - p.ent_coef * entropy.mean() + p.vf_coef * v_loss
-                if kick > 0 and not imitate:
-                    loss = loss - kick * teacher_logp.mean()
-                opt.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(net.parameters(), p.max_grad_norm)
-                opt.step()
-            if p.target_kl is not None and not imitate and approx_kl > p.target_kl:
-                break
-        update_s = time.perf_counter() - t1
-        # --- logs ---------------------------------------------------------------------------------------------
-        var_y = b_ret.var()
-        model.record("train/policy_loss", pg_loss.item())
-        model.record("train/value_loss", v_loss.item())
-        model.record("train/entropy", entropy.mean().item())
-        model.record("train/approx_kl", approx_kl.item())
-        model.record("train/clip_fraction", float(np.mean(clipfracs)))
-        model.record("train/explained_variance", float(1 - (b_ret - b_val).var() / var_y) if var_y > 0 else 0.0)
-        model.record("train/learning_rate", opt.param_groups[0]["lr"])
-        model.record("train/kickstart_coef", kick)
-        model.record("train/imitation", float(imitate))
-        if imitate:
-            model.record("train/imitation_loss", -teacher_logp.mean().item())
-        elif kick > 0 or advised:  # with advice: how often the policy follows the heuristic
-            model.record("train/teacher_agreement", float((b_act == b_teach).float().mean()))
-        model.record("time/env_steps_per_s", T * B / max(rollout_s + update_s, 1e-9))
-        model.record("time/rollout_fraction", rollout_s / max(rollout_s + update_s, 1e-9))
-        if finished:
-            model.record("rollout/ep_rew_mean", float(np.mean(finished)))
-            model.record("rollout/win_rate", float(np.mean(wins)))
-            finished, wins = [], []
-        for name, rate in env.pool.win_rates().items():
-            model.record(f"pool/learner_win_rate/{name}", rate)
-    model.games = (obs_np.copy(), mask_np.copy(), ep_return)
+        stats = _update(model, buf, adv, returns, phase)
+        _log(model, stats, phase, games, rollout_s, time.perf_counter() - t1)
+    model.games = (games.obs.copy(), games.masks.copy(), games.ep_return)
     if model.writer is not None:
         model.writer.flush()
