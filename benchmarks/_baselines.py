@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -280,3 +281,207 @@ def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 
         raise RuntimeError("the bot had no decision with a choice to search")
     return {"searches": searches, "sims_per_cpu_s": searches * sims / cpu, "ms_per_decision_cpu": 1000 * cpu / searches,
             "decisions_per_sim": playout_decisions / playout_count if playout_count else None}
+
+
+# ------------------------------------------------------------------------------------- the suite's shared parts
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> dict:
+    """What the figures were measured on: CPU model, cores (and those this process may use), load average, the
+    versions of Python and of every library a benchmark imports, and the source commit."""
+    import importlib.metadata
+    import os
+    import platform
+    import subprocess
+
+    model = platform.processor() or "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    versions = {"python": platform.python_version()}
+    for dist in ("uno-env", "numpy", "numba", "pettingzoo", "gymnasium", "rlcard", "open_spiel", "torch",
+                 "stable-baselines3", "sb3-contrib"):
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            versions[dist] = None
+    root = Path(__file__).resolve().parents[1]
+    commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or None
+    dirty = bool(subprocess.run(["git", "-C", str(root), "status", "--porcelain", "uno_env", "agents", "training"],
+                                capture_output=True, text=True).stdout.strip())
+    return {"cpu": model, "cores": os.cpu_count(), "usable_cores": len(os.sched_getaffinity(0)),
+            "platform": platform.platform(), "versions": versions, "commit": commit, "uncommitted_changes": dirty}
+
+
+class Run:
+    """One benchmark script's run: the machine and the load average at its start, its headline figures (ours beside
+    the reference, as a ratio) and its details, written at the end as ``benchmarks/results/<name>.json``.
+
+    A headline is what the docs and the README quote: ``label`` (what was measured), ``ours`` and ``reference``
+    (medians, in ``unit``), ``reference_name``, and ``ratio`` = ours / reference (how many times the reference's
+    figure ours is; for times, where less is better, the script says so in ``better``)."""
+
+    def __init__(self, name: str, argv: list[str] | None, quick: bool) -> None:
+        import os
+        import sys
+        import time as _time
+
+        self.name, self.quick = name, quick
+        self.started = _time.time()
+        self.load_before = list(os.getloadavg())
+        self.command = "python benchmarks/" + name + ".py" + "".join(
+            " " + a for a in (sys.argv[1:] if argv is None else argv))
+        self.headlines: list[dict] = []
+        self.details: dict = {}
+
+    def headline(self, key: str, label: str, ours: float, reference: float | None, reference_name: str | None,
+                 unit: str, better: str = "higher", spread: list[float] | None = None) -> dict:
+        """Record (and print) one figure beside its reference; ``spread`` is the per-round ratios' quartiles."""
+        ratio = ours / reference if reference else None
+        row = {"key": key, "label": label, "ours": ours, "reference": reference, "reference_name": reference_name,
+               "unit": unit, "ratio": ratio, "better": better, "ratio_quartiles": spread}
+        self.headlines.append(row)
+        text = f"{label}: {fmt(ours)} {unit}"
+        if reference is not None:
+            text += f"; {reference_name} {fmt(reference)} {unit}; ratio {ratio:.2f}x"
+            if spread:
+                text += f" [{spread[0]:.2f}, {spread[2]:.2f}]"
+        print(text, flush=True)
+        return row
+
+    def write(self, out: Path | None = None) -> Path:
+        import json
+        import os
+        import time as _time
+
+        path = out or RESULTS / f"{self.name}.json"
+        data = {"benchmark": self.name, "command": self.command, "quick": self.quick,
+                "machine": {**machine(), "load_average_before": self.load_before,
+                            "load_average_after": list(os.getloadavg())},
+                "started": _time.strftime("%Y-%m-%d %H:%M:%S", _time.localtime(self.started)),
+                "wall_seconds": round(_time.time() - self.started, 1),
+                "headlines": self.headlines, "details": self.details}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1, default=float) + "\n", encoding="utf-8")
+        load = data["machine"]
+        print(f"load average {load['load_average_before'][0]:.2f} before, {load['load_average_after'][0]:.2f} after; "
+              f"wrote {path}", flush=True)
+        return path
+
+
+def fmt(x: float) -> str:
+    """A figure as the tables print it: thousands separated above 100, three significant digits below."""
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return f"{x:.3g}"
+
+
+def quartiles(values: list[float]) -> list[float]:
+    """First quartile, median, third quartile (all three the value itself for one value)."""
+    import statistics
+
+    if len(values) < 2:
+        return [values[0]] * 3
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    return [q1, statistics.median(values), q3]
+
+
+def alternate(bursts: dict[str, Callable[[float], float]], rounds: int, seconds: float) -> dict[str, list[float]]:
+    """Rounds of one burst per engine, every other round in reverse order, so that a drift of a shared machine's
+    speed hits every engine alike; each engine's figures in round order."""
+    for burst in bursts.values():
+        burst(min(0.2, seconds))  # warm up (first games, caches) outside the timed rounds
+    runs: dict[str, list[float]] = {name: [] for name in bursts}
+    order = list(bursts.items())
+    for i in range(rounds):
+        for name, burst in (order if i % 2 == 0 else order[::-1]):
+            runs[name].append(burst(seconds))
+    return runs
+
+
+def aec_loop(env, seed: int = 0) -> Callable[[float], float]:  # type: ignore[no-untyped-def]
+    """A PettingZoo AEC env in the canonical loop (``agent_iter()``, ``last()``, a uniformly random legal action from
+    the mask, ``step()``) as a burst function: player steps per second of wall time, the env and the random stream
+    kept between bursts. Used for uno-env's env, PettingZoo's own classic envs and the do-nothing env alike."""
+    rng = _Uniforms(seed)
+    episodes = [0]
+    env.reset(seed=seed)
+
+    def burst(seconds: float) -> float:
+        _check_budget(seconds, 1)
+        steps = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while time.perf_counter() < deadline:
+            env.reset(seed=seed + episodes[0])
+            episodes[0] += 1
+            for _agent in env.agent_iter():
+                obs, _reward, termination, truncation, _info = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.index(len(legal))]))
+                steps += 1
+        return steps / (time.perf_counter() - start)
+
+    return burst
+
+
+def pettingzoo_classic_env(name: str = "connect_four_v3"):  # type: ignore[no-untyped-def]
+    """One of PettingZoo's own classic environments (``pettingzoo.classic.<name>``), made with its standard wrappers."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"pettingzoo.classic.{name}")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(f"pettingzoo.classic.{name} cannot be imported ({exc}); run `{_BENCH_HINT}`") from exc
+    return module.env()
+
+
+def null_aec_env(num_actions: int = 61, obs_dim: int = 256, game_length: int = 50):  # type: ignore[no-untyped-def]
+    """A 2-player AEC env that does nothing: every action is legal, the observation is a preallocated array, and a
+    game ends after ``game_length`` steps (about a random 2-player UNO game's). It is the floor of the canonical
+    loop: what ``agent_iter()``, ``last()``, the mask lookup and ``step()`` cost in Python with no game behind them."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+
+    class NullEnv(AECEnv):
+        metadata = {"name": "null_v0", "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["player_0", "player_1"]
+            self._obs = {"observation": np.zeros(obs_dim, np.int8), "action_mask": np.ones(num_actions, np.int8)}
+            space = spaces.Dict({"observation": spaces.MultiBinary(obs_dim),
+                                 "action_mask": spaces.MultiBinary(num_actions)})
+            self.observation_spaces = {a: space for a in self.possible_agents}
+            self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+
+        def observe(self, agent: str) -> dict:
+            return self._obs
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            self.agents = list(self.possible_agents)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+            self._steps = 0
+
+        def step(self, action: int | None) -> None:
+            if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+                self._was_dead_step(action)
+                return
+            self._steps += 1
+            if self._steps >= game_length:
+                self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[self._steps % 2]
+
+    return NullEnv()
