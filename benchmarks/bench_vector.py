@@ -190,7 +190,7 @@ def contention(args: argparse.Namespace, run: _baselines.Run) -> None:
     procs: list[subprocess.Popen] = []
     atexit.register(lambda: stop_busy(procs))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    for i in range(args.rounds):
+    for _ in range(args.rounds):
         for phase in ("quiet", "loaded"):
             if phase == "loaded":
                 procs[:] = start_busy(args.busy, 60.0)
@@ -230,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batches", nargs="+", type=int, default=None,
                         help="sizes of the sweep (default 1 8 64 512 1024 8192; --quick: 1 64 1024 8192)")
     parser.add_argument("--seconds", type=float, default=None, help="one burst (default 0.5; --quick 0.25)")
-    parser.add_argument("--rounds", type=int, default=None, help="rounds of one burst per engine (default 5; --quick 3)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds of one burst per engine (default 5; --quick 3)")
     parser.add_argument("--busy", type=int, default=2 * _threads.available_cpus(),
                         help="spinning processes of the loaded phase (default 2 per usable CPU)")
     parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
