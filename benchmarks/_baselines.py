@@ -339,17 +339,21 @@ class Run:
         self.details: dict = {}
 
     def headline(self, key: str, label: str, ours: float, reference: float | None, reference_name: str | None,
-                 unit: str, better: str = "higher", spread: list[float] | None = None) -> dict:
-        """Record (and print) one figure beside its reference; ``spread`` is the per-round ratios' quartiles."""
+                 unit: str, better: str = "higher", spread: list[float] | None = None,
+                 interval: list[float] | None = None) -> dict:
+        """Record (and print) one figure beside its reference; ``spread`` is the per-round ratios' quartiles,
+        ``interval`` a 95% confidence interval of ``ours`` (a win rate's)."""
         ratio = ours / reference if reference else None
         row = {"key": key, "label": label, "ours": ours, "reference": reference, "reference_name": reference_name,
-               "unit": unit, "ratio": ratio, "better": better, "ratio_quartiles": spread}
+               "unit": unit, "ratio": ratio, "better": better, "ratio_quartiles": spread, "interval": interval}
         self.headlines.append(row)
         text = f"{label}: {fmt(ours)} {unit}"
         if reference is not None:
             text += f"; {reference_name} {fmt(reference)} {unit}; ratio {ratio:.2f}x"
             if spread:
                 text += f" [{spread[0]:.2f}, {spread[2]:.2f}]"
+        if interval:
+            text += f" [{fmt(interval[0])}, {fmt(interval[1])}]"
         print(text, flush=True)
         return row
 

@@ -3,7 +3,8 @@ in one process, alternating short bursts on one thread.
 
 For differences of a few percent on a shared machine, it copies the older commit's ``uno_env`` package (and its
 ``agents``) under another name (``uno_env_ab``, imports rewritten) into a scratch directory and imports both into
-this process, so that the two sides' bursts run back to back on the same core with the same neighbours.  The report is the median
+this process, so that the two sides' bursts run back to back on the same core with the same neighbours.  The report is
+the median
 of the pairs' new/old ratios and its quartiles.  What a burst is (``--bench``, several allowed):
 
 * ``aec``: seeded games of uniformly random legal actions through ``env()`` in PettingZoo's canonical loop (both

@@ -1,5 +1,5 @@
-"""The search beside OpenSpiel's ISMCTS on the same game: OpenSpiel's own ``ISMCTSBot`` plays uno-env's games through
-``uno_env.openspiel``, against this package's compiled search, at the same number of simulations, in one run.
+"""``bench_search.py``'s second reference: OpenSpiel's own ``ISMCTSBot`` plays uno-env's games through
+``uno_env.openspiel``, against this package's compiled search, at the same number of simulations.
 
 OpenSpiel has no UNO, and its C++ ``ISMCTSBot`` cannot search a Python game (pyspiel's Python states do not reach
 C++'s ``ResampleFromInfostate``), so the reference is OpenSpiel's Python ``open_spiel.python.algorithms.ismcts``
@@ -11,30 +11,22 @@ OpenSpiel's returns are -1 / +1 and ours 0 / 1, so OpenSpiel's ``uct_c`` is twic
 exploration (``--c``, default 0.7, ours' default). Both draw their samples from the seat's information with the same
 determinization (``resample_from_infostate`` is ours, compiled), so what differs is the search code itself.
 
-Printed:
+What is measured (``args`` holds ``game``, ``players``, ``sims``, ``c``, ``speed_games``, ``games``, ``deal_base``,
+``workers``):
 
-1. **Speed**: on the decisions of ``--speed-games`` games played by the greedy agent (every decision of the tracked
-   seat with two legal actions or more), each search decides with ``--sims`` simulations, alternating which goes
-   first; simulations per CPU second of each and their ratio, and the median CPU milliseconds a decision (CPU time
-   of this process, so other load on the machine does not count).
-2. **Strength**: ``--games`` games of the duplicate arena (every deal twice, the two searches changing seats):
-   each of ``--ours`` (default: the matched search, then the package's default ``ismcts``) against OpenSpiel's
-   ``ISMCTSBot`` at ``--sims`` simulations; the win rate of ours with its 95% interval over deals. Every game is
-   seeded from its index (the deal, our search's seed, OpenSpiel's random state and its resampling stream), so a run
-   is repeatable; ``--workers`` processes share the games.
-
-    python benchmarks/bench_ismcts_openspiel.py [--game dice] [--sims 100] [--c 0.7] [--speed-games 3]
-        [--games 200] [--workers 2] [--ours ismcts:mode=tree,rollout=random ismcts] [--only speed|strength]
-        [--json out.json]
+1. :func:`speed`: on the decisions of ``speed_games`` games played by the greedy agent (every decision of the
+   tracked seat with two legal actions or more), each search decides with ``sims`` simulations, alternating which
+   goes first; simulations per CPU second of each and their ratio, and the median CPU milliseconds a decision.
+2. :func:`strength`: ``games`` games of the duplicate arena (every deal twice, the two searches changing seats), a
+   spec of ours against OpenSpiel's ``ISMCTSBot``; the win rate of ours with its 95% interval over deals. Every
+   game is seeded from its index (the deal, our search's seed, OpenSpiel's random state and its resampling
+   stream), so a run is repeatable; ``workers`` processes share the games.
 """
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
 import statistics
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -162,73 +154,3 @@ def strength(args: argparse.Namespace, spec: str) -> dict:
     return {"ours": spec, "games": len(games), "win_rate": mean, "ci95_low": lo, "ci95_high": hi,
             "truncated": sum(g["truncated"] for g in games),
             "cpu_s_per_game": {w: statistics.fmean(g["seconds"][w] for g in games) for w in ("ours", "openspiel")}}
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--game", default="dice", choices=("classic", "pocket", "dice"))
-    ap.add_argument("--players", type=int, default=2)
-    ap.add_argument("--sims", type=int, default=100, help="simulations a decision for both (default 100)")
-    ap.add_argument("--c", type=float, default=0.7, help="our UCB constant; OpenSpiel's uct_c is twice it")
-    ap.add_argument("--speed-games", type=int, default=3)
-    ap.add_argument("--games", type=int, default=200, help="games per match, an even number (duplicate deals)")
-    ap.add_argument("--deal-base", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--ours", nargs="+", default=[MATCHED, "ismcts"],
-                    help=f"our searches, each matched against OpenSpiel's (default {MATCHED} and ismcts)")
-    ap.add_argument("--only", choices=("speed", "strength"))
-    ap.add_argument("--json")
-    args = ap.parse_args(argv)
-    if args.sims <= 0 or args.speed_games <= 0 or args.workers <= 0:
-        ap.error("--sims, --speed-games and --workers must be positive")
-    if args.games <= 0 or args.games % 2:
-        ap.error("--games must be a positive even number (every deal is played twice)")
-    if args.only != "speed" and args.players != 2:
-        ap.error("the strength match is for 2 players (one seat each); use --only speed for more")
-    if not 0.0 < args.c <= 10.0:
-        ap.error("--c must be in (0, 10]")
-    try:
-        import pyspiel  # noqa: F401
-    except ImportError:
-        print("OpenSpiel is not installed (pip install open_spiel): no reference to compare with", file=sys.stderr)
-        return 1
-    load0 = os.getloadavg()
-    out: dict[str, Any] = {"args": vars(args), "loadavg_before": load0}
-    print(f"{args.game}, {args.players} players; OpenSpiel's Python ISMCTSBot (uct_c {2 * args.c:g}, random "
-          f"rollouts) on uno_env_{args.game} against ours, {args.sims} simulations a decision; load average "
-          f"{load0[0]:.2f} at the start", flush=True)
-    if args.only != "strength":
-        s = speed(args)
-        out["speed"] = s
-        print(f"\nspeed: {s['decisions']} decisions of {args.speed_games} greedy games (seat 0, two legal actions "
-              f"or more)")
-        print(f"{'search':<44}{'sims / CPU s':>15}{'CPU ms a decision (median)':>29}")
-        print(f"{'OpenSpiel ISMCTSBot (Python)':<44}{s['sims_per_s']['openspiel']:>15,.0f}"
-              f"{s['median_ms']['openspiel']:>29.2f}")
-        print(f"{'ours, ' + MATCHED + ' (compiled)':<44}{s['sims_per_s']['ours']:>15,.0f}"
-              f"{s['median_ms']['ours']:>29.2f}")
-        print(f"ratio, ours / OpenSpiel: {s['ratio']:.0f}x", flush=True)
-    if args.only != "speed":
-        out["strength"] = []
-        print(f"\nstrength: {args.games} games a match of the duplicate arena ({args.games // 2} deals, the seats "
-              f"swapped), OpenSpiel's ISMCTSBot at {args.sims} simulations")
-        print(f"{'ours':<44}{'win rate [95% CI over deals]':>30}{'CPU s a game: ours / OpenSpiel':>34}")
-        for spec in args.ours:
-            r = strength(args, spec)
-            out["strength"].append(r)
-            cpu = r["cpu_s_per_game"]
-            print(f"{spec:<44}{100 * r['win_rate']:>13.1f}% [{100 * r['ci95_low']:.1f}, {100 * r['ci95_high']:.1f}]"
-                  f"{cpu['ours']:>21.3f} / {cpu['openspiel']:.2f}"
-                  + (f"   ({r['truncated']} cut off at max_turns)" if r["truncated"] else ""), flush=True)
-    load1 = os.getloadavg()
-    out["loadavg_after"] = load1
-    print(f"load average {load1[0]:.2f} at the end")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(out, fh, indent=2)
-            fh.write("\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
