@@ -21,7 +21,7 @@ of the pairs' new/old ratios and its quartiles.  What a burst is (``--bench``, s
   script fails otherwise).  ``--batches`` is ignored; ``--players`` takes several counts.
 
     python benchmarks/bench_ab.py --old <commit> [--bench aec vector search] [--games classic] [--batches 1024]
-                                  [--players 2] [--pairs 16] [--burst 0.3] [--dir /tmp/uno_env_ab] [--json FILE]
+                                  [--players 2] [--pairs 16] [--burst 0.3] [--dir DIR] [--json FILE] [--quick]
 
 It writes ``benchmarks/results/bench_ab.json`` (``--json`` elsewhere).
 
@@ -41,6 +41,7 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -276,18 +277,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", default=["classic"])
     parser.add_argument("--batches", nargs="+", type=int, default=[1024])
     parser.add_argument("--players", type=int, nargs="+", default=[2])
-    parser.add_argument("--pairs", type=int, default=16)
-    parser.add_argument("--burst", type=float, default=0.3, help="CPU seconds of one burst")
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/uno_env_ab"))
+    parser.add_argument("--quick", action="store_true", help="4 pairs of 0.2 CPU-s bursts")
+    parser.add_argument("--pairs", type=int, default=None, help="pairs of bursts (default 16; --quick 4)")
+    parser.add_argument("--burst", type=float, default=None, help="CPU seconds of one burst (default 0.3; --quick 0.2)")
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="where the older commit's copy (and its numba cache) is kept (default /tmp/uno_env_ab_SHA)")
     parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
     args = parser.parse_args(argv)
+    args.pairs = args.pairs or (4 if args.quick else 16)
+    args.burst = args.burst or (0.2 if args.quick else 0.3)
     if args.pairs < 2 or args.burst <= 0:
         parser.error("--pairs must be at least 2 and --burst above 0")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-    run = _baselines.Run("bench_ab", argv, quick=False)
-    sys.path.insert(0, str(export_old(args.old, args.dir)))
+    run = _baselines.Run("bench_ab", argv, quick=args.quick)
     sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.old], capture_output=True,
                          text=True).stdout.strip()
+    if not sha:
+        parser.error(f"--old {args.old!r} is not a commit of this repository")
+    sys.path.insert(0, str(export_old(args.old, args.dir or Path(tempfile.gettempdir()) / f"uno_env_ab_{sha}")))
     run.details["old"] = sha
     print(f"new = this tree, old = {sha}; {' '.join(args.bench)}; one thread; {args.pairs} pairs of {args.burst:g} "
           f"CPU-s bursts; load average {os.getloadavg()[0]:.2f} at the start", flush=True)

@@ -5,8 +5,6 @@ Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``ob
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from pathlib import Path
 
@@ -112,16 +110,10 @@ def _action_sections() -> str:
 
 
 def _arena_table() -> str:
-    """The README's arena table: benchmarks/arena_table.py over the saved results."""
+    """The README's arena table, from benchmarks/results/arena.json."""
     import runpy
 
-    files = sorted(str(p) for p in (ROOT / "benchmarks" / "results" / "arena").glob("*.json"))
-    if not files:
-        raise RuntimeError("no arena results in benchmarks/results/arena")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        runpy.run_path(str(ROOT / "benchmarks" / "arena_table.py"))["main"](files)
-    return out.getvalue().strip()
+    return runpy.run_path(str(ROOT / "benchmarks" / "_arena_table.py"))["markdown"]()
 
 
 def _state_fields() -> str:
