@@ -279,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, nargs="+", default=[2])
     parser.add_argument("--quick", action="store_true", help="4 pairs of 0.2 CPU-s bursts")
     parser.add_argument("--pairs", type=int, default=None, help="pairs of bursts (default 16; --quick 4)")
-    parser.add_argument("--burst", type=float, default=None, help="CPU seconds of one burst (default 0.3; --quick 0.2)")
+    parser.add_argument("--burst", type=float, default=None,
+                        help="CPU seconds of one burst (default 0.3; --quick 0.2)")
     parser.add_argument("--dir", type=Path, default=None,
                         help="where the older commit's copy (and its numba cache) is kept (default /tmp/uno_env_ab_SHA)")
     parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
