@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--burst", type=float, default=None,
                         help="CPU seconds of one burst (default 0.3; --quick 0.2)")
     parser.add_argument("--dir", type=Path, default=None,
-                        help="where the older commit's copy (and its numba cache) is kept (default /tmp/uno_env_ab_SHA)")
+                        help="where the older commit's copy and its numba cache are kept (default /tmp/uno_env_ab_SHA)")
     parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
     args = parser.parse_args(argv)
     args.pairs = args.pairs or (4 if args.quick else 16)

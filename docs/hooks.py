@@ -1,7 +1,8 @@
 """MkDocs hook: replace ``<!-- gen:NAME ARGS -->`` markers with tables computed from the installed code.
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
-``action-table GAME``, ``action-sections``, ``arena-table``. An unknown marker fails the build.
+``action-table GAME``, ``action-sections``, ``arena-table``, ``bench NAME`` (one results file of benchmarks/),
+``bench-speed`` (the README's speed table). An unknown marker fails the build.
 """
 from __future__ import annotations
 
@@ -116,6 +117,22 @@ def _arena_table() -> str:
     return runpy.run_path(str(ROOT / "benchmarks" / "_arena_table.py"))["markdown"]()
 
 
+def _bench_tables():
+    import runpy
+
+    return runpy.run_path(str(ROOT / "tools" / "bench_tables.py"))
+
+
+def _bench(name: str) -> str:
+    """Every headline figure of ``benchmarks/results/<name>.json``, ours beside the reference, with the machine."""
+    return _bench_tables()["bench_table"](name)
+
+
+def _bench_speed() -> str:
+    """The README's headline speed table."""
+    return _bench_tables()["speed_table"]()
+
+
 def _state_fields() -> str:
     """The fields of a state dict's ``fields`` (the rules core's state layout)."""
     from uno_env.core.layout import fields_markdown
@@ -131,6 +148,8 @@ GENERATORS = {
     "action-table": _action_table,
     "action-sections": _action_sections,
     "arena-table": _arena_table,
+    "bench": _bench,
+    "bench-speed": _bench_speed,
 }
 
 
