@@ -176,27 +176,7 @@ def paired(sides: dict, args: argparse.Namespace) -> tuple[dict[str, list[float]
 
 def aec_burst(pkg: str, game: str, players: int):  # type: ignore[no-untyped-def]
     """Burst function of one side's AEC env: seeded random games in the canonical loop, steps per CPU-second."""
-    env = importlib.import_module(pkg).env(game, num_players=players)
-    rng = _baselines._Uniforms(0)
-    episode = [0]
-
-    def burst(seconds: float) -> float:
-        steps, t0 = 0, time.process_time()
-        while True:
-            env.reset(seed=episode[0])
-            episode[0] += 1
-            for _agent in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[rng.index(len(legal))]))
-                steps += 1
-            elapsed = time.process_time() - t0
-            if elapsed >= seconds:
-                return steps / elapsed
-
+    burst = _baselines.aec_loop(importlib.import_module(pkg).env(game, num_players=players), 0, time.process_time)
     burst(0.2)  # compile (or load) and warm up
     return burst
 
