@@ -1,10 +1,9 @@
 """Competitor loops for the side-by-side benchmarks (RLCard UNO, OpenSpiel crazy_eights).
 
 Each ``*_loop`` function builds its competitor in *this* process and returns a burst function: ``burst(seconds)``
-runs it for ``seconds`` of wall time and returns steps per second, with the game and random stream kept between
-bursts, so a caller can alternate competitors' bursts with uno-env's own (``bench_aec.py``).  Each
-``*_steps_per_sec`` function runs ``repeats`` bursts back to back and returns one figure per repeat. Importing
-this module has no side effects: the competitor libraries are imported lazily inside each function, and a
+runs it for ``seconds`` of CPU time (:func:`clock`) and returns steps per CPU second, with the game and random
+stream kept between bursts, so a caller can alternate competitors' bursts with uno-env's own (``bench_aec.py``).
+Importing this module has no side effects: the competitor libraries are imported lazily inside each function, and a
 missing one raises ``ImportError`` saying how to get it (``pip install -e .[bench]``).
 
 What a "step" is, per loop:
@@ -31,8 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["rlcard_uno_loop", "openspiel_crazy_eights_loop", "rlcard_uno_steps_per_sec",
-           "openspiel_crazy_eights_steps_per_sec", "openspiel_crazy_eights_mcts"]
+__all__ = ["rlcard_uno_loop", "openspiel_crazy_eights_loop", "openspiel_crazy_eights_mcts", "aec_loop",
+           "pettingzoo_classic_env", "null_aec_env", "Run", "machine", "alternate", "quartiles", "fmt", "clock"]
 
 _BENCH_HINT = "pip install -e .[bench]"
 
@@ -99,11 +98,15 @@ class _Uniforms:
         return outcomes[-1][0]  # rounding: the probabilities may sum to slightly under 1
 
 
-def _check_budget(seconds: float, repeats: int) -> None:
+def clock() -> float:
+    """The clock of every burst here: CPU seconds of this process. Every engine timed with it runs on one thread, so
+    its CPU time is the time it ran; a shared machine's other load slows the wall clock, not these figures."""
+    return time.process_time()
+
+
+def _check_budget(seconds: float) -> None:
     if seconds <= 0:
         raise ValueError(f"seconds must be > 0, got {seconds}")
-    if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats}")
 
 
 def rlcard_uno_loop(num_players: int = 2, seed: int = 0) -> Callable[[float], float]:
@@ -115,9 +118,9 @@ def rlcard_uno_loop(num_players: int = 2, seed: int = 0) -> Callable[[float], fl
     rng = _Uniforms(seed)
 
     def burst(seconds: float) -> float:
-        _check_budget(seconds, 1)
+        _check_budget(seconds)
         steps = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             state, _pid = env.reset()
@@ -127,9 +130,9 @@ def rlcard_uno_loop(num_players: int = 2, seed: int = 0) -> Callable[[float], fl
                 state, _pid = env.step(action)
                 steps += 1
             # Check the clock between games only: a game is ~50 steps (a few ms), far below the budget.
-            if time.perf_counter() >= deadline:
+            if clock() >= deadline:
                 break
-        return steps / (time.perf_counter() - start)
+        return steps / (clock() - start)
 
     return burst
 
@@ -153,10 +156,10 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
         raw_state = [game.new_initial_state()]
 
         def raw_burst(seconds: float) -> float:
-            _check_budget(seconds, 1)
+            _check_budget(seconds)
             steps = 0
             state = raw_state[0]
-            start = time.perf_counter()
+            start = clock()
             deadline = start + seconds
             while True:
                 for _ in range(check_every):
@@ -168,10 +171,10 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
                         legal = state.legal_actions()
                         state.apply_action(legal[rng.index(len(legal))])
                         steps += 1
-                if time.perf_counter() >= deadline:
+                if clock() >= deadline:
                     break
             raw_state[0] = state
-            return steps / (time.perf_counter() - start)
+            return steps / (clock() - start)
 
         return raw_burst
 
@@ -183,10 +186,10 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
     last = [env.reset()]
 
     def env_burst(seconds: float) -> float:
-        _check_budget(seconds, 1)
+        _check_budget(seconds)
         steps = 0
         time_step = last[0]
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             for _ in range(check_every):
@@ -196,36 +199,12 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
                 legal = time_step.observations["legal_actions"][cur]
                 time_step = env.step([legal[rng.index(len(legal))]])
                 steps += 1
-            if time.perf_counter() >= deadline:
+            if clock() >= deadline:
                 break
         last[0] = time_step
-        return steps / (time.perf_counter() - start)
+        return steps / (clock() - start)
 
     return env_burst
-
-
-def rlcard_uno_steps_per_sec(
-    seconds: float = 2.0, repeats: int = 5, num_players: int = 2, seed: int = 0
-) -> list[float]:
-    """RLCard UNO: ``env.step`` calls per second with uniformly random legal actions, full games; one figure per
-    repeat of ``seconds``."""
-    _check_budget(seconds, repeats)
-    burst = rlcard_uno_loop(num_players, seed)
-    return [burst(seconds) for _ in range(repeats)]
-
-
-def openspiel_crazy_eights_steps_per_sec(
-    seconds: float = 2.0,
-    repeats: int = 5,
-    players: int = 2,
-    seed: int = 0,
-    mode: str = "rl_env",
-) -> list[float]:
-    """OpenSpiel ``crazy_eights`` (see :func:`openspiel_crazy_eights_loop`): one steps-per-second figure per repeat
-    of ``seconds``."""
-    _check_budget(seconds, repeats)
-    burst = openspiel_crazy_eights_loop(players, seed, mode)
-    return [burst(seconds) for _ in range(repeats)]
 
 
 def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 2, seed: int = 0,
@@ -407,19 +386,17 @@ def alternate(bursts: dict[str, Callable[[float], float]], rounds: int, seconds:
     return runs
 
 
-def aec_loop(env, seed: int = 0, clock: Callable[[], float] = time.perf_counter  # type: ignore[no-untyped-def]
-             ) -> Callable[[float], float]:
+def aec_loop(env, seed: int = 0) -> Callable[[float], float]:  # type: ignore[no-untyped-def]
     """A PettingZoo AEC env in the canonical loop (``agent_iter()``, ``last()``, a uniformly random legal action from
-    the mask, ``step()``) as a burst function: player steps per second of ``clock`` (wall time by default; CPU time
-    with ``time.process_time``), whole games until the burst's seconds are spent, the env, its episode count and the
-    random stream kept between bursts. Used for uno-env's env, PettingZoo's own classic envs and the do-nothing env
-    alike."""
+    the mask, ``step()``) as a burst function: player steps per CPU second (:func:`clock`), whole games until the
+    burst's seconds are spent, the env, its episode count and the random stream kept between bursts. Used for
+    uno-env's env, PettingZoo's own classic envs and the do-nothing env alike."""
     rng = _Uniforms(seed)
     episodes = [0]
     env.reset(seed=seed)
 
     def burst(seconds: float) -> float:
-        _check_budget(seconds, 1)
+        _check_budget(seconds)
         steps = 0
         start = clock()
         while True:

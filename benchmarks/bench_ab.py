@@ -176,7 +176,7 @@ def paired(sides: dict, args: argparse.Namespace) -> tuple[dict[str, list[float]
 
 def aec_burst(pkg: str, game: str, players: int):  # type: ignore[no-untyped-def]
     """Burst function of one side's AEC env: seeded random games in the canonical loop, steps per CPU-second."""
-    burst = _baselines.aec_loop(importlib.import_module(pkg).env(game, num_players=players), 0, time.process_time)
+    burst = _baselines.aec_loop(importlib.import_module(pkg).env(game, num_players=players))
     burst(0.2)  # compile (or load) and warm up
     return burst
 

@@ -46,7 +46,7 @@ def uno_env_aec_loop(game: str, num_players: int = 2, seed: int = 0) -> Callable
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 rounds of 0.5 s (about 30 s)")
-    parser.add_argument("--seconds", type=float, default=None, help="wall time of one burst (default 1)")
+    parser.add_argument("--seconds", type=float, default=None, help="CPU seconds of one burst (default 1)")
     parser.add_argument("--rounds", type=int, default=None, help="rounds of one burst per engine (default 15)")
     parser.add_argument("--games", nargs="+", default=list(uno_env.GAMES), choices=uno_env.GAMES)
     parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
@@ -64,7 +64,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped {name}: {exc}", file=sys.stderr)
     runs = _baselines.alternate(loops, rounds, seconds)
     medians = {name: statistics.median(v) for name, v in runs.items()}
-    print(f"2 players, median of {rounds} rounds of one {seconds:g} s burst per engine, alternated: steps/s")
+    print(f"2 players, median of {rounds} rounds of one {seconds:g} s burst per engine, alternated: "
+          "steps per CPU second")
     for name, v in medians.items():
         print(f"  {name:<42}{v:>12,.0f}")
     for game in args.games:
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
             if ref in runs:
                 per_round = [a / b for a, b in zip(runs[ours(game)], runs[ref])]
                 run.headline(f"aec/{game}/{ref}", f"AEC env {game} 2p vs {ref}", medians[ours(game)], medians[ref],
-                             ref, "steps/s", spread=_baselines.quartiles(per_round))
+                             ref, "steps/CPU-s", spread=_baselines.quartiles(per_round))
     run.details = {"seconds": seconds, "rounds": rounds, "steps_per_s": runs}
     run.write(args.json)
     return 0

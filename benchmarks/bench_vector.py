@@ -5,7 +5,8 @@ A "step" is one decision of one game: a call of ``UnoVectorEnv.step`` over B gam
 next observation and legal mask of every game (random legal actions drawn in the compiled core by
 ``RandomLegalPolicy``; finished games reset). Wall-clock figures, every engine in this process, taken in rounds of
 one burst each so that a shared machine's drift hits all alike; medians of the rounds, ratios with the quartiles
-of the per-round ratios.
+of the per-round ratios. One-thread engines are timed per CPU second of this process (so other load on the machine
+does not count), several threads and the contention phases per second of wall time.
 
 * sweep: 2-player classic at each ``--batches`` size, 1 thread and the default (``num_threads=None``), beside
   RLCard's ``env.step`` and the do-nothing kernel: a compiled pass that reads each game's state row and writes its
@@ -58,19 +59,22 @@ except KeyboardInterrupt:
 """
 
 
-def vector_loop(game: str, num_players: int, batch: int, num_threads: int | None) -> Callable[[float], float]:
-    """``UnoVectorEnv`` with random legal actions as a burst function: steps per second of wall time."""
+def vector_loop(game: str, num_players: int, batch: int, num_threads: int | None,
+                wall: bool = False) -> Callable[[float], float]:
+    """``UnoVectorEnv`` with random legal actions as a burst function: steps per CPU second of this process (one
+    thread), or with ``wall`` per second of wall time (several threads: their CPU seconds are not what a user waits)."""
+    clock = time.perf_counter if wall else _baselines.clock
     env = UnoVectorEnv(game, batch, num_players=num_players, seed=0, num_threads=num_threads)
     policy = RandomLegalPolicy(0)
     env.reset()
     obs, masks = env.observations, env.masks
 
     def burst(seconds: float) -> float:
-        calls, start = 0, time.perf_counter()
+        calls, start = 0, clock()
         while True:
             env.step(policy.act_batch(obs, masks))
             calls += 1
-            elapsed = time.perf_counter() - start
+            elapsed = clock() - start
             if elapsed >= seconds:
                 return calls * batch / elapsed
 
@@ -97,18 +101,18 @@ def null_pass(states, obs, masks):  # pragma: no cover - compiled
 
 
 def null_loop(game: str, num_players: int, batch: int) -> Callable[[float], float]:
-    """The do-nothing kernel over arrays of the env's shapes as a burst function: game rows per second."""
+    """The do-nothing kernel over arrays of the env's shapes as a burst function: game rows per CPU second."""
     env = UnoVectorEnv(game, 1, num_players=num_players, seed=0, num_threads=1)
     arrays = (np.zeros((batch, env.states.shape[1]), env.states.dtype),
               np.zeros((batch, env.observations.shape[1]), env.observations.dtype),
               np.zeros((batch, env.masks.shape[1]), env.masks.dtype))
 
     def burst(seconds: float) -> float:
-        calls, start = 0, time.perf_counter()
+        calls, start = 0, _baselines.clock()
         while True:
             null_pass(*arrays)
             calls += 1
-            elapsed = time.perf_counter() - start
+            elapsed = _baselines.clock() - start
             if elapsed >= seconds:
                 return calls * batch / elapsed
 
@@ -142,12 +146,12 @@ def sweep(args: argparse.Namespace, run: _baselines.Run, rlcard: Callable[[float
     bursts: dict[str, Callable[[float], float]] = {RLCARD: rlcard} if rlcard else {}
     for b in args.batches:
         bursts[f"B={b} 1 thread"] = vector_loop("classic", 2, b, 1)
-        bursts[f"B={b} default threads"] = vector_loop("classic", 2, b, None)
+        bursts[f"B={b} default threads"] = vector_loop("classic", 2, b, None, wall=True)
         bursts[f"B={b} {NULL}"] = null_loop("classic", 2, b)
     runs = _baselines.alternate(bursts, args.rounds, args.seconds)
     med = {name: statistics.median(v) for name, v in runs.items()}
-    print(f"\n2-player classic, steps/s, median of {args.rounds} rounds of {args.seconds:g} s bursts "
-          f"(default threads: {_threads.default_num_threads()})")
+    print(f"\n2-player classic, median of {args.rounds} rounds of {args.seconds:g} s bursts: steps per CPU second "
+          f"(1 thread, the kernel, RLCard), steps per wall second (default threads: {_threads.default_num_threads()})")
     print(f"{'B':>6}{'1 thread':>13}{'default':>13}{NULL:>20}{'1 thread / RLCard':>20}")
     for b in args.batches:
         one, default, null = (med[f"B={b} {k}"] for k in ("1 thread", "default threads", NULL))
@@ -157,11 +161,11 @@ def sweep(args: argparse.Namespace, run: _baselines.Run, rlcard: Callable[[float
         one = runs[f"B={b} 1 thread"]
         if rlcard and b in (1, 1024, 8192):
             run.headline(f"vector/B={b}/rlcard", f"batched classic 2p B={b}, 1 thread vs RLCard",
-                         statistics.median(one), med[RLCARD], RLCARD, "steps/s", spread=ratios(one, runs[RLCARD]))
+                         statistics.median(one), med[RLCARD], RLCARD, "steps/CPU-s", spread=ratios(one, runs[RLCARD]))
     if 1024 in args.batches:
         one, null = runs["B=1024 1 thread"], runs[f"B=1024 {NULL}"]
         run.headline("vector/B=1024/null", "batched classic 2p B=1024, 1 thread vs a kernel that only moves its bytes",
-                     statistics.median(one), statistics.median(null), NULL, "steps/s", spread=ratios(one, null))
+                     statistics.median(one), statistics.median(null), NULL, "steps/CPU-s", spread=ratios(one, null))
     run.details["sweep"] = {"seconds": args.seconds, "rounds": args.rounds,
                             "default_threads": _threads.default_num_threads(), "steps_per_s": runs}
 
@@ -172,20 +176,21 @@ def games(args: argparse.Namespace, run: _baselines.Run, rlcard: Callable[[float
         for n in (2, 4):
             bursts[f"{game} {n}p"] = vector_loop(game, n, 1024, 1)
     runs = _baselines.alternate(bursts, args.rounds, args.seconds)
-    print("\nB=1024, 1 thread, steps/s")
+    print("\nB=1024, 1 thread, steps per CPU second")
     for name, v in runs.items():
         print(f"  {name:<22}{statistics.median(v):>13,.0f}")
     if rlcard:
         for game in uno_env.GAMES:
             ours = runs[f"{game} 2p"]
             run.headline(f"vector/{game}/2p/B=1024/rlcard", f"batched {game} 2p B=1024, 1 thread vs RLCard",
-                         statistics.median(ours), statistics.median(runs[RLCARD]), RLCARD, "steps/s",
+                         statistics.median(ours), statistics.median(runs[RLCARD]), RLCARD, "steps/CPU-s",
                          spread=ratios(ours, runs[RLCARD]))
     run.details["games_B1024_1_thread"] = runs
 
 
 def contention(args: argparse.Namespace, run: _baselines.Run) -> None:
-    bursts = {"1 thread": vector_loop("classic", 2, 1024, 1), "default": vector_loop("classic", 2, 1024, None)}
+    bursts = {"1 thread": vector_loop("classic", 2, 1024, 1, wall=True),
+              "default": vector_loop("classic", 2, 1024, None, wall=True)}
     phases: dict[str, dict[str, list[float]]] = {"quiet": {k: [] for k in bursts}, "loaded": {k: [] for k in bursts}}
     procs: list[subprocess.Popen] = []
     atexit.register(lambda: stop_busy(procs))
@@ -206,8 +211,8 @@ def contention(args: argparse.Namespace, run: _baselines.Run) -> None:
         print(f"  {phase:<7} 1 thread {statistics.median(got['1 thread']):>11,.0f}  default "
               f"{statistics.median(got['default']):>11,.0f}  ratio {q[1]:.2f} [{q[0]:.2f}, {q[2]:.2f}]")
         run.headline(f"vector/contention/{phase}", f"batched B=1024, default threads vs 1 thread, {phase}",
-                     statistics.median(got["default"]), statistics.median(got["1 thread"]), "1 thread", "steps/s",
-                     spread=q)
+                     statistics.median(got["default"]), statistics.median(got["1 thread"]), "1 thread",
+                     "steps/s (wall)", spread=q)
     run.details["contention"] = {"busy": args.busy, **phases}
 
 
