@@ -33,8 +33,9 @@ HEADLINES = [
     ("bench_search", "search/ismcts_openspiel/speed"),
     ("bench_search", "search/ismcts_openspiel/strength/ismcts"),
 ]
-#: a figure as the tables print it: digits with thousands separators and/or decimals, optionally a trailing x or %
-FIGURE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w])")
+#: a figure as the tables print it: digits with thousands separators and/or decimals, standing alone or before an x
+#: (a ratio) or a % (a win rate)
+FIGURE = re.compile(r"(?<![\w.])\d(?:[\d,]*\d)?(?:\.\d+)?(?=x\b|%|[^\w.]|\.(?!\d)|$)")
 
 
 def fmt(x: float) -> str:
@@ -45,7 +46,7 @@ def fmt(x: float) -> str:
 def load(name: str) -> dict:
     path = RESULTS / f"{name}.json"
     if not path.is_file():
-        raise FileNotFoundError(f"{path.relative_to(ROOT)} is missing: run `make bench` (or benchmarks/{name}.py)")
+        raise FileNotFoundError(f"{path} is missing: run `make bench` (or benchmarks/{name}.py)")
     return json.loads(path.read_text(encoding="utf-8"))
 
 
