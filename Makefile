@@ -11,7 +11,7 @@ TORCH_PIN = torch==2.13.0
 RLLIB_STAMP = $(VENV)/.installed-rllib
 DOCS_STAMP = $(VENV)/.installed-docs
 
-.PHONY: venv test test-slow train train-all bench docs clean
+.PHONY: venv test test-slow train train-all bench bench-quick docs clean
 
 venv: $(STAMP)
 
@@ -88,11 +88,24 @@ train-all: $(STAMP)
 			$$(test -f runs/$$name/config.yaml && echo --resume) || exit 1; \
 	done
 
-bench: $(STAMP)
+# `make bench`: every benchmark of benchmarks/ (at most 30 min on 2 cores), each writing benchmarks/results/<name>.json,
+# then the README's speed table from those files (the docs' performance page reads them when it is built);
+# `make bench-quick`: the same in at most 5 min (fewer rounds, shorter bursts, one seed); BENCH_OLD: the commit the
+# paired A/B (bench_ab.py) runs against
+BENCH_STAMP = $(VENV)/.installed-bench
+BENCH_SCRIPTS = bench_aec bench_vector bench_first_start bench_search bench_learning
+BENCH_OLD ?= b523ce1
+$(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install -e ".[bench]"
-	$(BIN)/python benchmarks/bench_aec.py
-	$(BIN)/python benchmarks/bench_vector.py
-	$(BIN)/python benchmarks/bench_contention.py
+	touch $@
+
+bench: $(BENCH_STAMP)
+	for s in $(BENCH_SCRIPTS); do $(BIN)/python benchmarks/$$s.py $(ARGS) || exit 1; done
+	$(BIN)/python benchmarks/bench_ab.py --old $(BENCH_OLD) $(ARGS)
+	$(BIN)/python tools/bench_tables.py
+
+bench-quick:
+	$(MAKE) bench ARGS=--quick
 
 clean:
 	rm -rf $(VENV) build dist site *.egg-info .pytest_cache .hypothesis

@@ -34,12 +34,14 @@ with greedy rollouts won 64.0% [58.4, 69.2] against flat's 51.3% [45.7, 56.9] (2
 
 At 4 players 100 samples are level with the heuristic in classic (2,000 games: 50.1% [48.0, 52.3]) and narrowly ahead
 in pocket (50.9% [48.7, 53.1] over 2,000 games, 52.5% [51.5, 53.4] over 10,000): a seat's own win among four is a rare,
-noisy outcome of a long rollout, so 100 samples seldom show a better action. ``benchmarks/search_oracle.py`` scores a
+noisy outcome of a long rollout, so 100 samples seldom show a better action.
+``0f57e19:benchmarks/search_oracle.py`` scores a
 variant's decisions on the states of 40 heuristic games against a 2,000-sample estimate of every action's gain (4
 players; the searching seat's own win per game, summed, under the search's model): rounds played out (the default) 0.10
 in classic and 0.02 in pocket; ``horizon=20`` 0.37 and 0.33 at about a fifth of the CPU time; ``horizon=10`` 0.28;
 ``z=1.5`` 0.15; 300 samples 0.38, with ``horizon=20`` 0.44; the 2,000-sample estimate itself finds 1.05 and 0.97
-(``benchmarks/results/arena/ismcts_pilots/oracle_*``). That gain did not show in the arena: ``ismcts:horizon=20``
+(``0f57e19:benchmarks/results/arena/ismcts_pilots/oracle_*``). That gain did not show in the arena:
+``ismcts:horizon=20``
 against the heuristic at 4 players won 49.1% [47.9, 50.4] in classic (6,000 games) and 51.8% [49.6, 54.0] in pocket
 (2,000 games), neither interval above 50% nor clear of the default's, so the default still plays the round out. Possible
 reasons, not tested: the gain is measured under the search's own model (every other seat the heuristic, hidden cards
@@ -49,14 +51,15 @@ from the other searching seat.
 Three times the samples (``ismcts:sims=300``: the oracle's 0.38 against 0.10; about three times the time a decision)
 won 51.3% [49.1, 53.5] in 4-player classic and 51.1% [48.9, 53.3] in pocket (2,000 games each, seed 0), a point above
 100 samples; in classic over 8,000 games (seeds 0-3) 51.9% [50.8, 53.0], above 50%
-(``benchmarks/results/arena/ismcts_2v2_sims300/``), and one such seat among three heuristics 25.6% [24.7, 26.6]
+(``0f57e19:benchmarks/results/arena/ismcts_2v2_sims300/``), and one such seat among three heuristics 25.6% [24.7, 26.6]
 (below), 0.7 points above 100 samples on the same deals but not clear of 25%. So in classic at 4 or more players,
 where a seat's own win is the rarest and its gains the most diluted, the default is 300 samples
 (:data:`DEFAULT_SIMS_CLASSIC_MANY`, :func:`default_sims`): stronger at both tables, about 18 ms of CPU a decision.
 
 One searcher among three heuristics (so that no second searcher takes a share of its gains; an even share is 25%)
 separates the two games: pocket 27.2% [26.3, 28.1] (10,000 games, seeds 0-4), classic 24.9% [24.0, 25.9] (8,000,
-seeds 0-3; ``benchmarks/results/arena/ismcts_1v3/``); with ``sims=300`` on the same classic deals 25.6% [24.7, 26.6].
+seeds 0-3; ``0f57e19:benchmarks/results/arena/ismcts_1v3/``); with ``sims=300`` on the same classic deals
+25.6% [24.7, 26.6].
 In 4-player classic the search finds little the heuristic misses, at any table.
 
 Spending more samples only on close calls (a pilot, not merged: when the first 100 samples leave a challenger
@@ -72,7 +75,7 @@ and greedy draw only when they must; the rules allow a voluntary draw, so it is 
 (seed 0, rounds played out): 4-player classic 49.5% [47.3, 51.6] (2,000 games; with ``horizon=20`` 49.9%, ``z=1``
 48.0%, 1,000 games), 4-player pocket 51.7% [48.6, 54.8], 2-player classic 52.4% [49.3, 55.5] (1,000 games), none
 above the search without it. Three more state fields would have lengthened every game's row, so it was not
-merged (the pilots: ``benchmarks/results/arena/ismcts_pilots/``).
+merged (the pilots: ``0f57e19:benchmarks/results/arena/ismcts_pilots/``).
 
 Improving on the shipped policy (``prior=ppo``, 2,000 games a row, seed 0, 2 players): against ``ppo`` itself it
 wins 53.3% [51.1, 55.5] in classic, 53.6% [51.5, 55.8] in pocket and 59.1% [56.9, 61.2] in UNO Dice, where improving
@@ -187,10 +190,11 @@ PRIORS = ("rollout", "ppo")
 #: the tables where the search improves on the shipped policy by default (2 players in every game: the README's
 #: arena shows it beats both that policy and the heuristic).  The 4-player card games' policies are distilled from
 #: this search with the heuristic as its base, and searching from them (``prior=ppo``) is level with them
-#: (50.3-50.5% over 10,000 games, ``benchmarks/results/arena/ismcts_vs_ppo/prior_ppo_4p/``), so there the search's
+#: (50.3-50.5% over 10,000 games, ``0f57e19:benchmarks/results/arena/ismcts_vs_ppo/prior_ppo_4p/``), so there the
+#: search's
 #: default stays the one they were taught by: improving on the heuristic.  In 4-player UNO Dice the flat search from
 #: the policy beats it, but head to head it is level with the tree (49.7% over 4,000 games,
-#: ``benchmarks/results/arena/dice4_distill/``), so the tree stays the default there
+#: ``0f57e19:benchmarks/results/arena/dice4_distill/``), so the tree stays the default there
 PRIOR_PPO_TABLES = frozenset({("classic", 2), ("pocket", 2), ("dice", 2)})
 MAX_SIMS = 1_000_000
 MAX_MS = 600_000.0

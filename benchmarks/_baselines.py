@@ -1,10 +1,9 @@
 """Competitor loops for the side-by-side benchmarks (RLCard UNO, OpenSpiel crazy_eights).
 
 Each ``*_loop`` function builds its competitor in *this* process and returns a burst function: ``burst(seconds)``
-runs it for ``seconds`` of wall time and returns steps per second, with the game and random stream kept between
-bursts, so a caller can alternate competitors' bursts with uno-env's own (``bench_aec.py``).  Each
-``*_steps_per_sec`` function runs ``repeats`` bursts back to back and returns one figure per repeat. Importing
-this module has no side effects: the competitor libraries are imported lazily inside each function, and a
+runs it for ``seconds`` of CPU time (:func:`clock`) and returns steps per CPU second, with the game and random
+stream kept between bursts, so a caller can alternate competitors' bursts with uno-env's own (``bench_aec.py``).
+Importing this module has no side effects: the competitor libraries are imported lazily inside each function, and a
 missing one raises ``ImportError`` saying how to get it (``pip install -e .[bench]``).
 
 What a "step" is, per loop:
@@ -27,11 +26,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-__all__ = ["rlcard_uno_loop", "openspiel_crazy_eights_loop", "rlcard_uno_steps_per_sec",
-           "openspiel_crazy_eights_steps_per_sec", "openspiel_crazy_eights_mcts"]
+__all__ = ["rlcard_uno_loop", "openspiel_crazy_eights_loop", "openspiel_crazy_eights_mcts", "aec_loop",
+           "pettingzoo_classic_env", "null_aec_env", "Run", "machine", "alternate", "quartiles", "fmt", "clock"]
 
 _BENCH_HINT = "pip install -e .[bench]"
 
@@ -98,11 +98,15 @@ class _Uniforms:
         return outcomes[-1][0]  # rounding: the probabilities may sum to slightly under 1
 
 
-def _check_budget(seconds: float, repeats: int) -> None:
+def clock() -> float:
+    """The clock of every burst here: CPU seconds of this process. Every engine timed with it runs on one thread, so
+    its CPU time is the time it ran; a shared machine's other load slows the wall clock, not these figures."""
+    return time.process_time()
+
+
+def _check_budget(seconds: float) -> None:
     if seconds <= 0:
         raise ValueError(f"seconds must be > 0, got {seconds}")
-    if repeats < 1:
-        raise ValueError(f"repeats must be >= 1, got {repeats}")
 
 
 def rlcard_uno_loop(num_players: int = 2, seed: int = 0) -> Callable[[float], float]:
@@ -114,9 +118,9 @@ def rlcard_uno_loop(num_players: int = 2, seed: int = 0) -> Callable[[float], fl
     rng = _Uniforms(seed)
 
     def burst(seconds: float) -> float:
-        _check_budget(seconds, 1)
+        _check_budget(seconds)
         steps = 0
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             state, _pid = env.reset()
@@ -126,9 +130,9 @@ def rlcard_uno_loop(num_players: int = 2, seed: int = 0) -> Callable[[float], fl
                 state, _pid = env.step(action)
                 steps += 1
             # Check the clock between games only: a game is ~50 steps (a few ms), far below the budget.
-            if time.perf_counter() >= deadline:
+            if clock() >= deadline:
                 break
-        return steps / (time.perf_counter() - start)
+        return steps / (clock() - start)
 
     return burst
 
@@ -152,10 +156,10 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
         raw_state = [game.new_initial_state()]
 
         def raw_burst(seconds: float) -> float:
-            _check_budget(seconds, 1)
+            _check_budget(seconds)
             steps = 0
             state = raw_state[0]
-            start = time.perf_counter()
+            start = clock()
             deadline = start + seconds
             while True:
                 for _ in range(check_every):
@@ -167,10 +171,10 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
                         legal = state.legal_actions()
                         state.apply_action(legal[rng.index(len(legal))])
                         steps += 1
-                if time.perf_counter() >= deadline:
+                if clock() >= deadline:
                     break
             raw_state[0] = state
-            return steps / (time.perf_counter() - start)
+            return steps / (clock() - start)
 
         return raw_burst
 
@@ -182,10 +186,10 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
     last = [env.reset()]
 
     def env_burst(seconds: float) -> float:
-        _check_budget(seconds, 1)
+        _check_budget(seconds)
         steps = 0
         time_step = last[0]
-        start = time.perf_counter()
+        start = clock()
         deadline = start + seconds
         while True:
             for _ in range(check_every):
@@ -195,36 +199,12 @@ def openspiel_crazy_eights_loop(players: int = 2, seed: int = 0, mode: str = "rl
                 legal = time_step.observations["legal_actions"][cur]
                 time_step = env.step([legal[rng.index(len(legal))]])
                 steps += 1
-            if time.perf_counter() >= deadline:
+            if clock() >= deadline:
                 break
         last[0] = time_step
-        return steps / (time.perf_counter() - start)
+        return steps / (clock() - start)
 
     return env_burst
-
-
-def rlcard_uno_steps_per_sec(
-    seconds: float = 2.0, repeats: int = 5, num_players: int = 2, seed: int = 0
-) -> list[float]:
-    """RLCard UNO: ``env.step`` calls per second with uniformly random legal actions, full games; one figure per
-    repeat of ``seconds``."""
-    _check_budget(seconds, repeats)
-    burst = rlcard_uno_loop(num_players, seed)
-    return [burst(seconds) for _ in range(repeats)]
-
-
-def openspiel_crazy_eights_steps_per_sec(
-    seconds: float = 2.0,
-    repeats: int = 5,
-    players: int = 2,
-    seed: int = 0,
-    mode: str = "rl_env",
-) -> list[float]:
-    """OpenSpiel ``crazy_eights`` (see :func:`openspiel_crazy_eights_loop`): one steps-per-second figure per repeat
-    of ``seconds``."""
-    _check_budget(seconds, repeats)
-    burst = openspiel_crazy_eights_loop(players, seed, mode)
-    return [burst(seconds) for _ in range(repeats)]
 
 
 def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 2, seed: int = 0,
@@ -280,3 +260,213 @@ def openspiel_crazy_eights_mcts(players: int = 2, sims: int = 200, games: int = 
         raise RuntimeError("the bot had no decision with a choice to search")
     return {"searches": searches, "sims_per_cpu_s": searches * sims / cpu, "ms_per_decision_cpu": 1000 * cpu / searches,
             "decisions_per_sim": playout_decisions / playout_count if playout_count else None}
+
+
+# ------------------------------------------------------------------------------------- the suite's shared parts
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> dict:
+    """What the figures were measured on: CPU model, cores (and those this process may use), load average, the
+    versions of Python and of every library a benchmark imports, and the source commit."""
+    import importlib.metadata
+    import os
+    import platform
+    import subprocess
+
+    model = platform.processor() or "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            model = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), model)
+    except OSError:
+        pass
+    versions = {"python": platform.python_version()}
+    for dist in ("uno-env", "numpy", "numba", "pettingzoo", "gymnasium", "rlcard", "open_spiel", "torch",
+                 "stable-baselines3", "sb3-contrib"):
+        try:
+            versions[dist] = importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            versions[dist] = None
+    root = Path(__file__).resolve().parents[1]
+    commit = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or None
+    dirty = bool(subprocess.run(["git", "-C", str(root), "status", "--porcelain", "uno_env", "agents", "training"],
+                                capture_output=True, text=True).stdout.strip())
+    return {"cpu": model, "cores": os.cpu_count(), "usable_cores": len(os.sched_getaffinity(0)),
+            "platform": platform.platform(), "versions": versions, "commit": commit, "uncommitted_changes": dirty}
+
+
+class Run:
+    """One benchmark script's run: the machine and the load average at its start, its headline figures (ours beside
+    the reference, as a ratio) and its details, written at the end as ``benchmarks/results/<name>.json``.
+
+    A headline is what the docs and the README quote: ``label`` (what was measured), ``ours`` and ``reference``
+    (medians, in ``unit``), ``reference_name``, and ``ratio`` = ours / reference (how many times the reference's
+    figure ours is; for times, where less is better, the script says so in ``better``)."""
+
+    def __init__(self, name: str, argv: list[str] | None, quick: bool) -> None:
+        import os
+        import sys
+        import time as _time
+
+        self.name, self.quick = name, quick
+        self.started = _time.time()
+        self.load_before = list(os.getloadavg())
+        self.command = "python benchmarks/" + name + ".py" + "".join(
+            " " + a for a in (sys.argv[1:] if argv is None else argv))
+        self.headlines: list[dict] = []
+        self.details: dict = {}
+
+    def headline(self, key: str, label: str, ours: float, reference: float | None, reference_name: str | None,
+                 unit: str, better: str = "higher", spread: list[float] | None = None,
+                 interval: list[float] | None = None) -> dict:
+        """Record (and print) one figure beside its reference; ``spread`` is the per-round ratios' quartiles,
+        ``interval`` a 95% confidence interval of ``ours`` (a win rate's)."""
+        ratio = ours / reference if reference else None
+        row = {"key": key, "label": label, "ours": ours, "reference": reference, "reference_name": reference_name,
+               "unit": unit, "ratio": ratio, "better": better, "ratio_quartiles": spread, "interval": interval}
+        self.headlines.append(row)
+        text = f"{label}: {fmt(ours)} {unit}"
+        if reference is not None:
+            text += f"; {reference_name} {fmt(reference)} {unit}; ratio {ratio:.2f}x"
+            if spread:
+                text += f" [{spread[0]:.2f}, {spread[2]:.2f}]"
+        if interval:
+            text += f" [{fmt(interval[0])}, {fmt(interval[1])}]"
+        print(text, flush=True)
+        return row
+
+    def write(self, out: Path | None = None) -> Path:
+        import json
+        import os
+        import time as _time
+
+        path = out or RESULTS / f"{self.name}.json"
+        data = {"benchmark": self.name, "command": self.command, "quick": self.quick,
+                "machine": {**machine(), "load_average_before": self.load_before,
+                            "load_average_after": list(os.getloadavg())},
+                "started": _time.strftime("%Y-%m-%d %H:%M:%S", _time.localtime(self.started)),
+                "wall_seconds": round(_time.time() - self.started, 1),
+                "headlines": self.headlines, "details": self.details}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data, indent=1, default=float) + "\n", encoding="utf-8")
+        load = data["machine"]
+        print(f"load average {load['load_average_before'][0]:.2f} before, {load['load_average_after'][0]:.2f} after; "
+              f"wrote {path}", flush=True)
+        return path
+
+
+def fmt(x: float) -> str:
+    """A figure as the tables print it: thousands separated above 100, three significant digits below."""
+    if abs(x) >= 100:
+        return f"{x:,.0f}"
+    return f"{x:.3g}"
+
+
+def quartiles(values: list[float]) -> list[float]:
+    """First quartile, median, third quartile (all three the value itself for one value)."""
+    import statistics
+
+    if len(values) < 2:
+        return [values[0]] * 3
+    q1, _, q3 = statistics.quantiles(values, n=4)
+    return [q1, statistics.median(values), q3]
+
+
+def alternate(bursts: dict[str, Callable[[float], float]], rounds: int, seconds: float) -> dict[str, list[float]]:
+    """Rounds of one burst per engine, every other round in reverse order, so that a drift of a shared machine's
+    speed hits every engine alike; each engine's figures in round order."""
+    for burst in bursts.values():
+        burst(min(0.2, seconds))  # warm up (first games, caches) outside the timed rounds
+    runs: dict[str, list[float]] = {name: [] for name in bursts}
+    order = list(bursts.items())
+    for i in range(rounds):
+        for name, burst in (order if i % 2 == 0 else order[::-1]):
+            runs[name].append(burst(seconds))
+    return runs
+
+
+def aec_loop(env, seed: int = 0) -> Callable[[float], float]:  # type: ignore[no-untyped-def]
+    """A PettingZoo AEC env in the canonical loop (``agent_iter()``, ``last()``, a uniformly random legal action from
+    the mask, ``step()``) as a burst function: player steps per CPU second (:func:`clock`), whole games until the
+    burst's seconds are spent, the env, its episode count and the random stream kept between bursts. Used for
+    uno-env's env, PettingZoo's own classic envs and the do-nothing env alike."""
+    rng = _Uniforms(seed)
+    episodes = [0]
+    env.reset(seed=seed)
+
+    def burst(seconds: float) -> float:
+        _check_budget(seconds)
+        steps = 0
+        start = clock()
+        while True:
+            env.reset(seed=seed + episodes[0])
+            episodes[0] += 1
+            for _agent in env.agent_iter():
+                obs, _reward, termination, truncation, _info = env.last()
+                if termination or truncation:
+                    env.step(None)
+                    continue
+                legal = np.flatnonzero(obs["action_mask"])
+                env.step(int(legal[rng.index(len(legal))]))
+                steps += 1
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return steps / elapsed
+
+    return burst
+
+
+def pettingzoo_classic_env(name: str = "connect_four_v3"):  # type: ignore[no-untyped-def]
+    """One of PettingZoo's own classic environments (``pettingzoo.classic.<name>``), made with its standard wrappers."""
+    import importlib
+
+    try:
+        module = importlib.import_module(f"pettingzoo.classic.{name}")
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError(f"pettingzoo.classic.{name} cannot be imported ({exc}); run `{_BENCH_HINT}`") from exc
+    return module.env()
+
+
+def null_aec_env(num_actions: int = 61, obs_dim: int = 256, game_length: int = 50):  # type: ignore[no-untyped-def]
+    """A 2-player AEC env that does nothing: every action is legal, the observation is a preallocated array, and a
+    game ends after ``game_length`` steps (about a random 2-player UNO game's). It is the floor of the canonical
+    loop: what ``agent_iter()``, ``last()``, the mask lookup and ``step()`` cost in Python with no game behind them."""
+    from gymnasium import spaces
+    from pettingzoo import AECEnv
+
+    class NullEnv(AECEnv):
+        metadata = {"name": "null_v0", "is_parallelizable": False}
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = ["player_0", "player_1"]
+            self._obs = {"observation": np.zeros(obs_dim, np.int8), "action_mask": np.ones(num_actions, np.int8)}
+            space = spaces.Dict({"observation": spaces.MultiBinary(obs_dim),
+                                 "action_mask": spaces.MultiBinary(num_actions)})
+            self.observation_spaces = {a: space for a in self.possible_agents}
+            self.action_spaces = {a: spaces.Discrete(num_actions) for a in self.possible_agents}
+
+        def observe(self, agent: str) -> dict:
+            return self._obs
+
+        def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+            self.agents = list(self.possible_agents)
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+            self._steps = 0
+
+        def step(self, action: int | None) -> None:
+            if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+                self._was_dead_step(action)
+                return
+            self._steps += 1
+            if self._steps >= game_length:
+                self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.agents[self._steps % 2]
+
+    return NullEnv()

@@ -1,12 +1,14 @@
-"""This tree's batched simulator (or search) against an older commit's, in one process: alternating short bursts,
-one thread.
+"""Speed against an older commit, paired: this tree's AEC env, batched simulator and search against the older commit's,
+in one process, alternating short bursts on one thread.
 
-``bench_refactor.py --pairs`` alternates two worker processes; this goes one step further for small differences
-(a few percent) on a shared machine: it copies the older commit's ``uno_env`` package (and its ``agents``) under
-another name (``uno_env_ab``, imports rewritten) into a scratch directory and imports both into this process, so
-that the two sides' bursts run back to back on the same core with the same neighbours.  The report is the median
-of the pairs' new/old ratios and its quartiles.  What a burst is (``--bench``):
+For differences of a few percent on a shared machine, it copies the older commit's ``uno_env`` package (and its
+``agents``) under another name (``uno_env_ab``, imports rewritten) into a scratch directory and imports both into
+this process, so that the two sides' bursts run back to back on the same core with the same neighbours.  The report is
+the median
+of the pairs' new/old ratios and its quartiles.  What a burst is (``--bench``, several allowed):
 
+* ``aec``: seeded games of uniformly random legal actions through ``env()`` in PettingZoo's canonical loop (both
+  sides play the same games), steps per CPU-second;
 * ``vector`` (default): random legal actions with observations and masks (``UnoVectorEnv.step``), steps per
   CPU-second;
 * ``opponents``: the single-agent simulator with the compiled ``heuristic`` opponents in the kernel
@@ -18,8 +20,10 @@ of the pairs' new/old ratios and its quartiles.  What a burst is (``--bench``):
   must choose the same action after the same number of simulated decisions on every position (checked: the
   script fails otherwise).  ``--batches`` is ignored; ``--players`` takes several counts.
 
-    python benchmarks/bench_ab.py --old <commit> [--bench vector] [--games classic dice] [--batches 1024 8192]
-                                  [--players 2] [--pairs 16] [--burst 0.3] [--dir /tmp/uno_env_ab]
+    python benchmarks/bench_ab.py --old <commit> [--bench aec vector search] [--games classic] [--batches 1024]
+                                  [--players 2] [--pairs 16] [--burst 0.3] [--dir DIR] [--json FILE] [--quick]
+
+It writes ``benchmarks/results/bench_ab.json`` (``--json`` elsewhere).
 
 The older commit must have ``uno_env.vector.UnoVectorEnv`` and ``RandomLegalPolicy`` (``search``: the ``ismcts``
 agent); both sides run with this interpreter and its dependencies.
@@ -27,6 +31,7 @@ agent); both sides run with this interpreter and its dependencies.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import io
 import os
@@ -36,10 +41,14 @@ import statistics
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _baselines  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 NAME = "uno_env_ab"
@@ -142,13 +151,45 @@ def search_positions(game: str, players: int, count: int) -> list:  # type: igno
     return out
 
 
-def report(label: str, speed: dict[str, list[float]], ratios: list[float], unit: str) -> None:
-    q1, _, q3 = statistics.quantiles(ratios, n=4)
-    print(f"{label} old {statistics.median(speed['old']):>11,.0f}  new {statistics.median(speed['new']):>11,.0f} "
-          f"{unit}  new/old {statistics.median(ratios):.3f} [{q1:.3f}, {q3:.3f}]", flush=True)
+def report(run: _baselines.Run, key: str, label: str, speed: dict[str, list[float]], ratios: list[float],
+           unit: str) -> None:
+    """One paired comparison: the new side's median beside the old side's, and the pairs' ratios' quartiles."""
+    spread = _baselines.quartiles(ratios)
+    run.headline(key, label, statistics.median(speed["new"]), statistics.median(speed["old"]), "old", unit,
+                 spread=spread)
+    run.details[key] = {"new": speed["new"], "old": speed["old"], "ratios": ratios}
 
 
-def run_search(args: argparse.Namespace) -> None:
+def paired(sides: dict, args: argparse.Namespace) -> tuple[dict[str, list[float]], list[float]]:
+    """``--pairs`` pairs of one burst per side (``sides``: side -> burst function of CPU seconds), the order
+    swapped every pair."""
+    speed: dict[str, list[float]] = {"new": [], "old": []}
+    ratios = []
+    for i in range(args.pairs):
+        order = ("new", "old") if i % 2 == 0 else ("old", "new")
+        got = {side: sides[side](args.burst) for side in order}
+        for side, v in got.items():
+            speed[side].append(v)
+        ratios.append(got["new"] / got["old"])
+    return speed, ratios
+
+
+def aec_burst(pkg: str, game: str, players: int):  # type: ignore[no-untyped-def]
+    """Burst function of one side's AEC env: seeded random games in the canonical loop, steps per CPU-second."""
+    burst = _baselines.aec_loop(importlib.import_module(pkg).env(game, num_players=players))
+    burst(0.2)  # compile (or load) and warm up
+    return burst
+
+
+def run_aec(args: argparse.Namespace, run: _baselines.Run) -> None:
+    for game in args.games:
+        for players in args.players:
+            speed, ratios = paired({"new": aec_burst("uno_env", game, players),
+                                    "old": aec_burst(NAME, game, players)}, args)
+            report(run, f"aec/{game}/{players}p", f"AEC env {game} {players}p", speed, ratios, "steps per CPU-s")
+
+
+def run_search(args: argparse.Namespace, run: _baselines.Run) -> None:
     """Each pair: both sides search the same run of positions (about ``--burst`` CPU seconds on the new side)."""
     for game in args.games:
         for players in args.players:
@@ -178,41 +219,20 @@ def run_search(args: argparse.Namespace) -> None:
             differ = [i for i in same if sides["new"].seen[i] != sides["old"].seen[i]]
             if differ:
                 raise SystemExit(f"{game} {players}p: the sides chose (or simulated) differently on positions {differ}")
-            report(f"{game:<8}{players}p search ({count} positions a burst, same actions and decisions)", speed,
-                   ratios, "sim. decisions per CPU-s")
+            report(run, f"search/{game}/{players}p",
+                   f"search {game} {players}p ({count} positions a burst, same actions and decisions)", speed, ratios,
+                   "simulated decisions per CPU-s")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--old", required=True, help="the older commit (anything git rev-parse accepts)")
-    parser.add_argument("--bench", choices=("vector", "opponents", "search"), default="vector")
-    parser.add_argument("--games", nargs="+", default=["classic", "dice"])
-    parser.add_argument("--batches", nargs="+", type=int, default=[1024, 8192])
-    parser.add_argument("--players", type=int, nargs="+", default=[2])
-    parser.add_argument("--pairs", type=int, default=16)
-    parser.add_argument("--burst", type=float, default=0.3, help="CPU seconds of one burst")
-    parser.add_argument("--dir", type=Path, default=Path("/tmp/uno_env_ab"))
-    args = parser.parse_args()
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
-    sys.path.insert(0, str(export_old(args.old, args.dir)))
+def run_vector(args: argparse.Namespace, run: _baselines.Run, bench: str) -> None:
     sides = {"new": importlib.import_module("uno_env.vector"), "old": importlib.import_module(f"{NAME}.vector")}
-    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "uno_env", "agents"],
-                           capture_output=True, text=True).stdout.strip()
-    print(f"new = this tree ({rev.stdout.strip()}{', with uncommitted changes' if dirty else ''}), old = {args.old}; "
-          f"{args.bench}; one thread; {args.pairs} pairs of {args.burst:g} CPU-s bursts; load average "
-          f"{os.getloadavg()[0]:.2f} at the start")
-    if args.bench == "search":
-        run_search(args)
-        print(f"load average {os.getloadavg()[0]:.2f} at the end")
-        return
     players = args.players[0]
     for game in args.games:
         for batch in args.batches:
-            runs = {}
+            bursts = {}
             for side, mod in sides.items():
                 one = {"num_threads": 1} if "num_threads" in mod.UnoVectorEnv.__init__.__code__.co_varnames else {}
-                if args.bench == "opponents":
+                if bench == "opponents":
                     env = mod.UnoSingleAgentVectorEnv(game, batch, num_players=players, opponents="heuristic",
                                                       learner_seat="random", seed=0, **one)
                 else:
@@ -221,20 +241,54 @@ def main() -> None:
                 obs, masks = env.reset()[:2]
                 for _ in range(3):
                     env.step(policy.act_batch(obs, masks))
-                runs[side] = (env, policy, obs, masks)
+                bursts[side] = functools.partial(burst, env, policy, obs, masks)
+            speed, ratios = paired(bursts, args)
+            unit = "learner steps per CPU-s" if bench == "opponents" else "steps per CPU-s"
+            what = "single-agent, heuristic opponents" if bench == "opponents" else "batched"
+            report(run, f"{bench}/{game}/{players}p/B={batch}", f"{what} {game} {players}p B={batch}", speed, ratios,
+                   unit)
 
-            speed: dict[str, list[float]] = {"new": [], "old": []}
-            ratios = []
-            for i in range(args.pairs):
-                order = ("new", "old") if i % 2 == 0 else ("old", "new")
-                got = {side: burst(*runs[side], args.burst) for side in order}
-                for side, v in got.items():
-                    speed[side].append(v)
-                ratios.append(got["new"] / got["old"])
-            unit = "learner steps per CPU-s" if args.bench == "opponents" else "steps per CPU-s"
-            report(f"{game:<8}{players}p B={batch:<6}", speed, ratios, unit)
-    print(f"load average {os.getloadavg()[0]:.2f} at the end")
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--old", required=True, help="the older commit (anything git rev-parse accepts)")
+    parser.add_argument("--bench", nargs="+", choices=("aec", "vector", "opponents", "search"),
+                        default=["aec", "vector", "search"])
+    parser.add_argument("--games", nargs="+", default=["classic"])
+    parser.add_argument("--batches", nargs="+", type=int, default=[1024])
+    parser.add_argument("--players", type=int, nargs="+", default=[2])
+    parser.add_argument("--quick", action="store_true", help="4 pairs of 0.2 CPU-s bursts")
+    parser.add_argument("--pairs", type=int, default=None, help="pairs of bursts (default 16; --quick 4)")
+    parser.add_argument("--burst", type=float, default=None,
+                        help="CPU seconds of one burst (default 0.3; --quick 0.2)")
+    parser.add_argument("--dir", type=Path, default=None,
+                        help="where the older commit's copy and its numba cache are kept (default /tmp/uno_env_ab_SHA)")
+    parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
+    args = parser.parse_args(argv)
+    args.pairs = args.pairs or (4 if args.quick else 16)
+    args.burst = args.burst or (0.2 if args.quick else 0.3)
+    if args.pairs < 2 or args.burst <= 0:
+        parser.error("--pairs must be at least 2 and --burst above 0")
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    run = _baselines.Run("bench_ab", argv, quick=args.quick)
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", args.old], capture_output=True,
+                         text=True).stdout.strip()
+    if not sha:
+        parser.error(f"--old {args.old!r} is not a commit of this repository")
+    sys.path.insert(0, str(export_old(args.old, args.dir or Path(tempfile.gettempdir()) / f"uno_env_ab_{sha}")))
+    run.details["old"] = sha
+    print(f"new = this tree, old = {sha}; {' '.join(args.bench)}; one thread; {args.pairs} pairs of {args.burst:g} "
+          f"CPU-s bursts; load average {os.getloadavg()[0]:.2f} at the start", flush=True)
+    for bench in args.bench:
+        if bench == "aec":
+            run_aec(args, run)
+        elif bench == "search":
+            run_search(args, run)
+        else:
+            run_vector(args, run, bench)
+    run.write(args.json)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

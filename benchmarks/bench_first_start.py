@@ -17,6 +17,10 @@ To measure a fresh install (nothing run before it has warmed its cache)::
 The first round is the cold one; later rounds show what an already-started install costs. ``--read-only`` runs
 every process with the installation's site-packages mounted read-only (``unshare -m``, as root), as in an
 Apptainer image or a root-owned environment, and with a user cache (``XDG_CACHE_HOME``) that starts empty.
+
+    python benchmarks/bench_first_start.py [--quick] [--rounds 3] [--python PY] [--rlcard-python PY] [--read-only]
+
+Writes ``benchmarks/results/bench_first_start.json`` (``--json`` elsewhere).
 """
 from __future__ import annotations
 
@@ -28,6 +32,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _baselines  # noqa: E402
 
 GAMES = ("classic", "pocket", "dice")
 SHELLS = ("aec", "gym", "vector", "single")
@@ -105,19 +113,22 @@ def run_once(python: str, code: str, *args: str, read_only: str | None = None, u
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--python", default=sys.executable, help="the interpreter of the installation to measure")
     parser.add_argument("--rlcard-python", default=None,
                         help="an interpreter with rlcard installed (default: --python, skipped if it has none)")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds over every game and shell; the first is cold")
-    parser.add_argument("--json", default=None, help="also write every measurement to this file")
+    parser.add_argument("--quick", action="store_true", help="2 rounds of 2-player classic only")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds over every game and shell; the first is cold (default 3; --quick 2)")
+    parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
     parser.add_argument("--read-only", action="store_true",
                         help="mount the installation's site-packages read-only (needs root and unshare)")
-    args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error(f"--rounds must be at least 1, got {args.rounds}")
-
+    args = parser.parse_args(argv)
+    rounds = args.rounds if args.rounds is not None else (2 if args.quick else 3)
+    if rounds < 2:
+        parser.error(f"--rounds must be at least 2 (a cold one and a warm one), got {rounds}")
+    run = _baselines.Run("bench_first_start", argv, args.quick)
     python = interpreter(args.python)
     rlcard_python = interpreter(args.rlcard_python or args.python)
     site = None
@@ -126,35 +137,37 @@ def main() -> None:
                               capture_output=True, text=True, check=True).stdout.strip()
     rows: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as user_cache:
-        for _ in range(args.rounds):
-            for game in GAMES:
+        for _ in range(rounds):
+            for game in GAMES[:1] if args.quick else GAMES:
                 for shell in SHELLS:
                     rows.setdefault(f"{game} {shell}", []).append(
                         run_once(python, FIRST_STEP, shell, game, read_only=site,
                                  user_cache=user_cache if args.read_only else None))
     has_rlcard = subprocess.run([rlcard_python, "-c", "import rlcard"], capture_output=True).returncode == 0
-    rlcard = [run_once(rlcard_python, RLCARD_FIRST_STEP) for _ in range(args.rounds)] if has_rlcard else []
+    rlcard = [run_once(rlcard_python, RLCARD_FIRST_STEP) for _ in range(rounds)] if has_rlcard else []
 
     installed = next(iter(rows.values()))[0]["uno_env"]
     print(f"uno_env from {installed}" + (" (mounted read-only, empty user cache)" if site else ""))
-    print(f"seconds from `import uno_env` to the first step, one new process each; {args.rounds} rounds")
-    print(f"{'game / shell':18s} {'cold':>6s} {'misses':>6s} {'later (median)':>15s}")
-    colds = []
+    print(f"seconds from `import uno_env` to the first step, one new process each; {rounds} rounds")
+    print(f"{'game / shell':18s} {'cold':>6s} {'misses':>6s} {'warm (median)':>15s}")
+    colds, warms = [], []
     for name, runs in rows.items():
         colds.append(runs[0]["seconds"])
-        later = statistics.median(r["seconds"] for r in runs[1:]) if len(runs) > 1 else float("nan")
-        print(f"{name:18s} {runs[0]['seconds']:6.2f} {runs[0]['misses']:6d} {later:15.2f}")
-    print(f"{'uno-env, worst cold':18s} {max(colds):6.2f}")
-    if rlcard:
-        cold = rlcard[0]["seconds"]
-        print(f"{'rlcard uno':18s} {cold:6.2f} {'':6s} {statistics.median(r['seconds'] for r in rlcard):15.2f}")
-        print(f"worst cold uno-env / rlcard: {max(colds) / cold:.1f}x")
-    else:
+        warms.append(statistics.median(r["seconds"] for r in runs[1:]))
+        print(f"{name:18s} {runs[0]['seconds']:6.2f} {runs[0]['misses']:6d} {warms[-1]:15.2f}")
+    rlcard_cold = rlcard[0]["seconds"] if rlcard else None
+    rlcard_warm = statistics.median(r["seconds"] for r in rlcard[1:]) if rlcard else None
+    if not rlcard:
         print(f"rlcard: not installed for {rlcard_python}; pass --rlcard-python")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"uno_env": rows, "rlcard": rlcard, "python": python}, f, indent=1)
+    run.headline("first_start/cold", "first start, the slowest shell's cold start (s)", max(colds), rlcard_cold,
+                 "RLCard UNO", "s", better="lower")
+    run.headline("first_start/warm", "first start, the slowest shell's warm start (s, median)", max(warms),
+                 rlcard_warm, "RLCard UNO", "s", better="lower")
+    run.details = {"uno_env": rows, "rlcard": rlcard, "python": python, "read_only": bool(site),
+                   "cache_misses_cold": sum(r[0]["misses"] for r in rows.values())}
+    run.write(args.json)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -15,13 +15,14 @@ its interval, and each trainer's win rate at an eighth, a quarter, half and all 
 training time each first reached ``--target``, their ratio and the training steps per second, and the medians over
 the seeds.
 
-    python benchmarks/bench_learning.py [--game classic] [--opponent greedy] [--reference greedy]
-        [--budget 60] [--chunk 32768] [--eval-games 2000] [--target 0.45] [--seeds 0 1 2] [--json out.json]
+    python benchmarks/bench_learning.py [--quick] [--game classic] [--opponent greedy] [--reference greedy]
+        [--budget 45] [--chunk 32768] [--eval-games 2000] [--target 0.45] [--seeds 0 1 2]
+
+Writes ``benchmarks/results/bench_learning.json`` (``--json`` elsewhere).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -31,14 +32,42 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_trainer import NoRun, trainer_config  # noqa: E402
+import _baselines  # noqa: E402
 
 KERNEL_BASELINES = ("random", "greedy", "heuristic")  # the opponents the simulator plays inside its kernel
 TRAINERS = {"batched_ppo": "batched_ppo (plain PyTorch)", "maskable_ppo": "MaskablePPO (sb3-contrib)"}
+
+
+class NoRun:
+    """The run-state hooks the trainers call (no snapshots, evaluations or checkpoints in a benchmark)."""
+
+    def between_rollouts(self, model, step, record):
+        pass
+
+    def advance(self, n):
+        pass
+
+
+def trainer_config(args, algorithm: str, *, seed: int = 0, learner_seat: int | str = 0,
+                   learning_rate: float = 3e-4):
+    """The config both trainers get: the same network, PPO settings and simulator,
+    one baseline in the kernel, no self-play, evaluations or checkpoints."""
+    from uno_env.training.config import config_from_dict
+
+    return config_from_dict({
+        "name": "bench", "algorithm": algorithm, "seed": seed, "total_steps": 10**9, "torch_threads": args.threads,
+        "tensorboard": False, "progress_bar": False,
+        "env": {"game": args.game, "num_players": 2, "vec_env": "batched", "n_envs": args.envs,
+                "learner_seat": learner_seat, "num_threads": 1},
+        "policy": {"net_arch": list(args.net), "activation": "tanh", "obs_transform": "symlog", "include_mask": True},
+        "ppo": {"n_steps": args.steps, "batch_size": args.batch, "n_epochs": args.epochs,
+                "learning_rate": learning_rate},
+        "opponents": {"baselines": {args.opponent: 1.0}, "selfplay_start": 1.0},
+        "evaluation": {"every": 0},
+    })
 
 
 @dataclass
@@ -130,12 +159,15 @@ def main(argv: list[str] | None = None) -> int:
                     help="the baseline both learn against (default greedy)")
     ap.add_argument("--reference", default="greedy", choices=KERNEL_BASELINES,
                     help="the baseline both are evaluated against (default greedy)")
-    ap.add_argument("--budget", type=float, default=60.0, help="training seconds per trainer and seed (default 60)")
+    ap.add_argument("--quick", action="store_true", help="one seed, 12 s each, 400 evaluation games (about 1 min)")
+    ap.add_argument("--budget", type=float, default=None,
+                    help="training seconds per trainer and seed (default 45; --quick 12)")
     ap.add_argument("--chunk", type=int, default=32_768, help="steps between evaluations (default 32,768)")
-    ap.add_argument("--eval-games", type=int, default=2000, help="duplicate-arena games per evaluation")
+    ap.add_argument("--eval-games", type=int, default=None,
+                    help="duplicate-arena games per evaluation (default 2000; --quick 400)")
     ap.add_argument("--eval-seed", type=int, default=7)
-    ap.add_argument("--target", type=float, default=0.45,
-                    help="the win rate whose first reaching is timed (default 0.45)")
+    ap.add_argument("--target", type=float, default=None,
+                    help="the win rate whose first reaching is timed (default 0.45; --quick 0.3)")
     ap.add_argument("--envs", type=int, default=256)
     ap.add_argument("--steps", type=int, default=64)
     ap.add_argument("--batch", type=int, default=4096)
@@ -143,11 +175,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--net", type=int, nargs="+", default=[128, 128])
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2],
-                    help="one pair of runs per seed (default 0 1 2): when a run leaves its first policies varies "
-                         "more between seeds than between the trainers")
-    ap.add_argument("--json")
+    ap.add_argument("--seeds", type=int, nargs="+", default=None,
+                    help="one pair of runs per seed (default 0 1 2; --quick 0): when a run leaves its first policies "
+                         "varies more between seeds than between the trainers")
+    ap.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
     args = ap.parse_args(argv)
+    for name, full, quick in (("budget", 45.0, 12.0), ("eval_games", 2000, 400), ("target", 0.45, 0.3),
+                              ("seeds", [0, 1, 2], [0])):
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
     for name in ("budget", "chunk", "eval_games", "envs", "steps", "batch", "epochs", "threads"):
         if getattr(args, name) <= 0:
             ap.error(f"--{name.replace('_', '-')} must be positive")
@@ -158,6 +194,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(seed < 0 for seed in args.seeds):
         ap.error("--seeds must be non-negative")
     torch.set_num_threads(args.threads)
+    run = _baselines.Run("bench_learning", argv, args.quick)
     load0 = os.getloadavg()
     for name in TRAINERS:  # a throwaway rollout each first: loading compiled code and torch's first calls
         warm = make_learner(argparse.Namespace(**{**vars(args), "seed": 0}), name)
@@ -195,13 +232,25 @@ def main(argv: list[str] | None = None) -> int:
           f"{'n/a' if median_ratio is None else f'{median_ratio:.2f}x'} ({len(ratios)} of {len(summary)} seeds "
           f"reached by both); training steps per second, batched_ppo / MaskablePPO {speed:.2f}x; load average "
           f"{load1[0]:.2f} at the end")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"args": vars(args), "loadavg_before": load0, "loadavg_after": load1,
-                       "curves": {seed: {name: ls[name].curve for name in TRAINERS} for seed, ls in runs.items()},
-                       "summary": summary, "median_time_ratio": median_ratio, "median_speed_ratio": speed,
-                       "numpy": np.__version__, "torch": torch.__version__}, fh, indent=2)
-            fh.write("\n")
+    reached = [r for r in summary if r["time_ratio"] is not None]
+    if reached:
+        run.headline("learning/time_to_target",
+                     f"learning: training seconds to {100 * args.target:.0f}% against {args.reference} "
+                     f"(median of {len(reached)} seeds)",
+                     statistics.median(r["reached"]["batched_ppo"]["seconds"] for r in reached),
+                     statistics.median(r["reached"]["maskable_ppo"]["seconds"] for r in reached),
+                     "MaskablePPO (sb3-contrib)", "s", better="lower",
+                     spread=_baselines.quartiles([1 / r["time_ratio"] for r in reached]))
+    run.headline("learning/steps_per_s", "learning: training steps per second, batched PPO (median of seeds)",
+                 statistics.median(r["steps_per_s"]["batched_ppo"] for r in summary),
+                 statistics.median(r["steps_per_s"]["maskable_ppo"] for r in summary), "MaskablePPO (sb3-contrib)",
+                 "steps/s", spread=_baselines.quartiles(
+                     [r["steps_per_s"]["batched_ppo"] / r["steps_per_s"]["maskable_ppo"] for r in summary]))
+    run.details = {"args": {k: v for k, v in vars(args).items() if k != "json"},
+                   "curves": {seed: {name: ls[name].curve for name in TRAINERS} for seed, ls in runs.items()},
+                   "summary": summary, "median_time_ratio": median_ratio, "median_speed_ratio": speed,
+                   "seeds_reached_by_both": len(reached)}
+    run.write(args.json)
     return 0
 
 

@@ -21,17 +21,24 @@ of the reference's random playouts from the positions it searched, so that a sim
 with the seat's information for every simulation; the reference searches the true state. The two alternate,
 ``--reference-repeats`` times, and the ratio is each repeat's, with the median and quartiles.
 
+Then the second reference, OpenSpiel's own (Python) ``ISMCTSBot`` on 2-player UNO Dice through ``uno_env.openspiel``
+(``_ismcts_openspiel.py``): simulations per CPU second beside ours at the same budget and search
+(``ismcts:mode=tree,rollout=random``), and strength head to head in the duplicate arena: ours (the matched search
+and the default ``ismcts``) against it, the win rate with its 95% interval over deals.
+
 Speeds are per CPU second of this process (``time.process_time``; the search runs on one thread), so that a
 shared machine's other load slows the wall clock but not the figures much; the wall-clock time per decision is
 printed too, with the load average.
 
-    python benchmarks/bench_search.py [--games 3] [--steps 2000000] [--json out.json]
-        [--reference-games 3] [--reference-repeats 5] [--only reference|ours]
+    python benchmarks/bench_search.py [--quick] [--games 3] [--steps 2000000] [--reference-games 3]
+        [--reference-repeats 5] [--ismcts-speed-games 3] [--ismcts-games 100] [--workers 2]
+        [--only ours|reference|ismcts]
+
+Writes ``benchmarks/results/bench_search.json`` (``--json`` elsewhere).
 """
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -61,6 +68,8 @@ from uno_env.players.parameters import heuristic_weight_array
 from uno_env.vector import game_seed
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _ismcts_openspiel  # noqa: E402
+
 import _baselines  # noqa: E402
 
 GAMES = ("classic", "pocket", "dice")
@@ -234,41 +243,86 @@ def print_reference(rows: list[dict]) -> None:
           "it searched (its simulations are not instrumented)")
 
 
+def ismcts_reference(args: argparse.Namespace, run: _baselines.Run) -> dict:
+    """Speed and strength beside OpenSpiel's Python ISMCTSBot on 2-player UNO Dice (``_ismcts_openspiel``)."""
+    sub = argparse.Namespace(game="dice", players=2, sims=100, c=0.7, speed_games=args.ismcts_speed_games,
+                             games=args.ismcts_games, deal_base=0, workers=args.workers)
+    s = _ismcts_openspiel.speed(sub)
+    print(f"\nthe search beside OpenSpiel's Python ISMCTSBot, 2-player dice, {sub.sims} simulations a decision, "
+          f"{s['decisions']} decisions: sims per CPU s ours {s['sims_per_s']['ours']:,.0f}, OpenSpiel "
+          f"{s['sims_per_s']['openspiel']:,.0f}", flush=True)
+    run.headline("search/ismcts_openspiel/speed", "search, simulations per CPU second, dice 2p, 100 simulations",
+                 s["sims_per_s"]["ours"], s["sims_per_s"]["openspiel"], "OpenSpiel ISMCTSBot (Python)", "sims/CPU-s")
+    out: dict = {"speed": s, "strength": []}
+    for spec in ([] if args.ismcts_games == 0 else [_ismcts_openspiel.MATCHED, "ismcts"]):
+        r = _ismcts_openspiel.strength(sub, spec)
+        out["strength"].append(r)
+        print(f"{spec} against OpenSpiel's ISMCTSBot, {r['games']} games of the duplicate arena: "
+              f"{100 * r['win_rate']:.1f}% [{100 * r['ci95_low']:.1f}, {100 * r['ci95_high']:.1f}]", flush=True)
+        run.headline(f"search/ismcts_openspiel/strength/{spec}",
+                     f"search strength, {spec} vs OpenSpiel ISMCTSBot, dice 2p, {r['games']} games (win rate)",
+                     100 * r["win_rate"], None, "OpenSpiel ISMCTSBot (Python)", "%",
+                     interval=[100 * r["ci95_low"], 100 * r["ci95_high"]])
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--games", type=int, default=3, help="games of ismcts vs heuristic per config (default 3)")
-    ap.add_argument("--steps", type=int, default=2_000_000, help="decisions per plain-simulator measurement")
-    ap.add_argument("--reference-games", type=int, default=3,
+    ap.add_argument("--quick", action="store_true",
+                    help="1 game a config, 200,000 plain decisions, 3 reference repeats, 20 games against ISMCTSBot")
+    ap.add_argument("--games", type=int, default=None, help="games of ismcts vs heuristic per config (default 3)")
+    ap.add_argument("--steps", type=int, default=None, help="decisions per plain-simulator measurement")
+    ap.add_argument("--reference-games", type=int, default=None,
                     help="games per repeat of the search beside OpenSpiel's MCTSBot (default 3)")
-    ap.add_argument("--reference-repeats", type=int, default=5, help="alternating repeats of that (default 5)")
-    ap.add_argument("--only", choices=("ours", "reference"), default=None,
-                    help="run only the table of our searches, or only the reference comparison")
-    ap.add_argument("--json", default=None, help="also write the results as JSON here")
+    ap.add_argument("--reference-repeats", type=int, default=None, help="alternating repeats of that (default 5)")
+    ap.add_argument("--ismcts-speed-games", type=int, default=None,
+                    help="greedy games whose decisions both searches time beside OpenSpiel's ISMCTSBot (default 3)")
+    ap.add_argument("--ismcts-games", type=int, default=None,
+                    help="games of each match against OpenSpiel's ISMCTSBot, even (default 100; 0: none)")
+    ap.add_argument("--workers", type=int, default=2, help="processes of those matches")
+    ap.add_argument("--only", choices=("ours", "reference", "ismcts"), default=None,
+                    help="run only our searches' table, the MCTSBot comparison or the ISMCTSBot one")
+    ap.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
     args = ap.parse_args(argv)
-    for name in ("games", "steps", "reference_games", "reference_repeats"):
+    for name, full, quick in (("games", 3, 1), ("steps", 2_000_000, 200_000), ("reference_games", 3, 2),
+                              ("reference_repeats", 5, 3), ("ismcts_speed_games", 3, 1), ("ismcts_games", 100, 20)):
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else full)
+    for name in ("games", "steps", "reference_games", "reference_repeats", "ismcts_speed_games", "workers"):
         if getattr(args, name) < 1:
             ap.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.ismcts_games < 0 or args.ismcts_games % 2:
+        ap.error("--ismcts-games must be an even number (every deal is played twice), 0 for none")
+    run = _baselines.Run("bench_search", argv, args.quick)
     load = os.getloadavg()
     rows: list[dict] = []
-    if args.only != "reference":
+    if args.only in (None, "ours"):
         rows = our_rows(args.games, args.steps, load)
     reference: list[dict] | None = None
-    if args.only != "ours":
+    ismcts: dict | None = None
+    if args.only in (None, "reference"):
         try:
             reference = reference_rows(args.reference_games, args.reference_repeats)
         except ImportError as exc:
             print(f"\nthe search beside OpenSpiel: n/a ({exc})")
         else:
             print_reference(reference)
-    load_after = os.getloadavg()
-    print(f"load average after: {load_after[0]:.2f} {load_after[1]:.2f} {load_after[2]:.2f}")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump({"default_sims": DEFAULT_SIMS, "default_sims_classic_many": DEFAULT_SIMS_CLASSIC_MANY,
-                       "default_rollout": DEFAULT_ROLLOUT, "default_z": DEFAULT_Z,
-                       "load_before": load,
-                       "load_after": load_after, "rows": rows, "openspiel_mcts": reference}, fh, indent=2)
-            fh.write("\n")
+            for r in reference:
+                run.headline(f"search/mcts/{r['num_players']}p",
+                             f"search, simulations per CPU second, tree search {r['num_players']}p, random rollouts",
+                             r["ours_sims_per_cpu_s"], r["theirs_sims_per_cpu_s"], "OpenSpiel MCTSBot (C++)",
+                             "sims/CPU-s", spread=[r["ratio_q1"], r["ratio_median"], r["ratio_q3"]])
+    if args.only in (None, "ismcts"):
+        try:
+            import pyspiel  # noqa: F401
+        except ImportError as exc:
+            print(f"\nthe search beside OpenSpiel's ISMCTSBot: n/a ({exc})")
+        else:
+            ismcts = ismcts_reference(args, run)
+    run.details = {"default_sims": DEFAULT_SIMS, "default_sims_classic_many": DEFAULT_SIMS_CLASSIC_MANY,
+                   "default_rollout": DEFAULT_ROLLOUT, "default_z": DEFAULT_Z, "rows": rows,
+                   "openspiel_mcts": reference, "openspiel_ismcts": ismcts}
+    run.write(args.json)
     return 0
 
 

@@ -1,256 +1,262 @@
-"""Batched-simulator speed: steps/s for B games per call, beside RLCard UNO and OpenSpiel crazy_eights.
+"""The batched simulator: steps/s at B = 1 .. 8192 games a call, on 1 thread and the default thread count, quiet and
+under contention this script makes itself, beside RLCard's UNO and a do-nothing kernel; bytes per game.
 
-A "step" is one decision of one game: a call of ``UnoVectorEnv.step`` over B games is B steps.  Every call
-produces the observation of the seat to act and its legal mask for every game (preallocated arrays), resets
-finished games, and the actions come from :class:`uno_env.vector.RandomLegalPolicy` (uniformly random legal
-actions, drawn in the compiled core): the full loop a self-play or data-collection user runs.  The single-agent
-rows count learner steps of ``UnoSingleAgentVectorEnv`` (random opponents played inside the kernel) and, in
-brackets, every seat's decisions.  All engines run in this process one after the other, ``--repeats`` times
-each for ``--seconds``; the tables show medians and the ratio to RLCard (2 players).
+A "step" is one decision of one game: a call of ``UnoVectorEnv.step`` over B games is B steps, each producing the
+next observation and legal mask of every game (random legal actions drawn in the compiled core by
+``RandomLegalPolicy``; finished games reset). Wall-clock figures, every engine in this process, taken in rounds of
+one burst each so that a shared machine's drift hits all alike; medians of the rounds, ratios with the quartiles
+of the per-round ratios. One-thread engines are timed per CPU second of this process (so other load on the machine
+does not count), several threads and the contention phases per second of wall time.
 
-    python benchmarks/bench_vector.py [--seconds 1] [--repeats 3] [--games classic pocket dice] [--players 2 4]
-                                      [--batches 1 64 1024 8192] [--no-competitors] [--train] [--json out.json]
+* sweep: 2-player classic at each ``--batches`` size, 1 thread and the default (``num_threads=None``), beside
+  RLCard's ``env.step`` and the do-nothing kernel: a compiled pass that reads each game's state row and writes its
+  observation and mask rows with no rules behind them (what the bytes alone cost at that B);
+* games: every game at 2 and 4 players, B=1024, 1 thread, beside RLCard;
+* contention: B=1024, 1 thread against the default, quiet and with ``--busy`` spinning processes that this
+  script starts and stops (quiet and loaded phases alternate ``--rounds`` times);
+* bytes: a game's state, observation and mask rows.
 
-``--train`` adds MaskablePPO training throughput (sb3-contrib; slow): the batched SB3 VecEnv against
-``SubprocVecEnv`` of ``UnoGymEnv`` on the same config (same envs, policy, n_steps, batch size, epochs).
+    python benchmarks/bench_vector.py [--quick] [--batches 1 8 64 512 1024 8192] [--seconds 0.5] [--rounds 5]
+
+Writes ``benchmarks/results/bench_vector.json`` (``--json`` elsewhere).
 """
 from __future__ import annotations
 
 import argparse
-import json
+import atexit
 import os
+import signal
 import statistics
+import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
+from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import uno_env  # noqa: E402
-from uno_env.vector import RandomLegalPolicy, UnoSingleAgentVectorEnv, UnoVectorEnv  # noqa: E402
+from uno_env import _threads  # noqa: E402
+from uno_env.vector import RandomLegalPolicy, UnoVectorEnv  # noqa: E402
 
 import _baselines  # noqa: E402
 
+RLCARD = "RLCard UNO env.step"
+NULL = "do-nothing kernel"
 
-def vector_steps_per_sec(game: str, num_players: int, batch: int, seconds: float, repeats: int, seed: int = 0,
-                         cpu: list | None = None):
-    """Multi-agent face: random legal actions for every game, every call; steps = games x calls.
+# a busy process: spins until its deadline or until its parent (this script) is gone
+BUSY = """
+import os, sys, time
+deadline, parent = float(sys.argv[1]), int(sys.argv[2])
+try:
+    while time.time() < deadline and os.getppid() == parent:
+        for _ in range(200_000):
+            pass
+except KeyboardInterrupt:
+    pass
+"""
 
-    ``cpu``, if given, receives the CPU time this process used per second of each run (2.0 = both cores).
-    """
-    env = UnoVectorEnv(game, batch, num_players=num_players, seed=seed)
-    policy = RandomLegalPolicy(seed)
-    obs, masks, _ = env.reset()
-    for _ in range(3):  # compile/warm up outside the timed runs
-        obs, masks, *_ = env.step(policy.act_batch(obs, masks))
-    results = []
-    for _ in range(repeats):
-        calls = 0
-        cpu0 = time.process_time()
-        start = time.perf_counter()
-        deadline = start + seconds
+
+def vector_loop(game: str, num_players: int, batch: int, num_threads: int | None,
+                wall: bool = False) -> Callable[[float], float]:
+    """``UnoVectorEnv`` with random legal actions as a burst function: steps per CPU second of this process (one
+    thread), or with ``wall`` per second of wall time (several threads: their CPU seconds are not what a user waits)."""
+    clock = time.perf_counter if wall else _baselines.clock
+    env = UnoVectorEnv(game, batch, num_players=num_players, seed=0, num_threads=num_threads)
+    policy = RandomLegalPolicy(0)
+    env.reset()
+    obs, masks = env.observations, env.masks
+
+    def burst(seconds: float) -> float:
+        calls, start = 0, clock()
         while True:
-            obs, masks, *_ = env.step(policy.act_batch(obs, masks))
+            env.step(policy.act_batch(obs, masks))
             calls += 1
-            if time.perf_counter() >= deadline:
-                break
-        elapsed = time.perf_counter() - start
-        results.append(calls * batch / elapsed)
-        if cpu is not None:
-            cpu.append((time.process_time() - cpu0) / elapsed)
-    return results
+            elapsed = clock() - start
+            if elapsed >= seconds:
+                return calls * batch / elapsed
+
+    burst(0.05)
+    return burst
 
 
-def single_agent_steps_per_sec(game: str, num_players: int, batch: int, seconds: float, repeats: int,
-                               seed: int = 0):
-    """Single-agent face: (learner steps/s, all-seat decisions/s) per run, random opponents in the kernel."""
-    env = UnoSingleAgentVectorEnv(game, batch, num_players=num_players, learner_seat="rotate", seed=seed)
-    policy = RandomLegalPolicy(seed)
-    obs, masks = env.reset()
-    for _ in range(3):
-        obs, masks, *_ = env.step(policy.act_batch(obs, masks))
-    results = []
-    for _ in range(repeats):
-        calls = 0
-        turns0 = int(env.state_view.turns.sum())
-        finished_turns = 0
-        start = time.perf_counter()
-        deadline = start + seconds
+@njit(cache=False, boundscheck=False)
+def null_pass(states, obs, masks):  # pragma: no cover - compiled
+    """One entry of every 64-byte line of each state row read, each observation and mask row written: a step's
+    bytes without its work (the sum keeps the reads from being optimised away)."""
+    total = 0
+    line = 64 // states.itemsize
+    for b in range(states.shape[0]):
+        s = 0
+        for j in range(0, states.shape[1], line):
+            s += states[b, j]
+        for j in range(obs.shape[1]):
+            obs[b, j] = s
+        for j in range(masks.shape[1]):
+            masks[b, j] = s & 1
+        total += s
+    return total
+
+
+def null_loop(game: str, num_players: int, batch: int) -> Callable[[float], float]:
+    """The do-nothing kernel over arrays of the env's shapes as a burst function: game rows per CPU second."""
+    env = UnoVectorEnv(game, 1, num_players=num_players, seed=0, num_threads=1)
+    arrays = (np.zeros((batch, env.states.shape[1]), env.states.dtype),
+              np.zeros((batch, env.observations.shape[1]), env.observations.dtype),
+              np.zeros((batch, env.masks.shape[1]), env.masks.dtype))
+
+    def burst(seconds: float) -> float:
+        calls, start = 0, _baselines.clock()
         while True:
-            obs, masks, _, term, trunc, info = env.step(policy.act_batch(obs, masks))
+            null_pass(*arrays)
             calls += 1
-            done = term | trunc
-            if done.any():
-                finished_turns += int(info["episode_turns"][done].sum())
-            if time.perf_counter() >= deadline:
-                break
-        elapsed = time.perf_counter() - start
-        decisions = int(env.state_view.turns.sum()) - turns0 + finished_turns
-        results.append((calls * batch / elapsed, decisions / elapsed))
-    return results
+            elapsed = _baselines.clock() - start
+            if elapsed >= seconds:
+                return calls * batch / elapsed
+
+    burst(0.05)
+    return burst
 
 
-# ---------------------------------------------------------------------------------------------- training
-class _GymEnvFactory:
-    """Picklable factory of one ``UnoGymEnv`` for SubprocVecEnv workers."""
-
-    def __init__(self, game: str, num_players: int, rank: int):
-        self.args = (game, num_players, rank)
-
-    def __call__(self):
-        import gymnasium
-
-        game, num_players, rank = self.args
-        env = gymnasium.make(f"uno_env/{game.capitalize()}-v0", num_players=num_players, opponents="random",
-                             learner_seat=rank % num_players)
-        return env
+def start_busy(count: int, seconds: float) -> list[subprocess.Popen]:
+    deadline = time.time() + seconds
+    return [subprocess.Popen([sys.executable, "-c", BUSY, repr(deadline), str(os.getpid())],
+                             stdin=subprocess.DEVNULL) for _ in range(count)]
 
 
-def train_steps_per_sec(kind: str, game: str, num_players: int, n_envs: int, total: int, seed: int = 0) -> float:
-    """MaskablePPO ``learn(total)`` environment steps per second of wall time (env creation excluded)."""
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    torch.set_num_threads(1)
-    if kind == "batched":
-        from uno_env.vector import make_sb3_vec_env
-
-        venv = make_sb3_vec_env(game, n_envs, num_players=num_players, learner_seat="rotate", seed=seed)
-    else:
-        from stable_baselines3.common.vec_env import SubprocVecEnv
-
-        venv = SubprocVecEnv([_GymEnvFactory(game, num_players, i) for i in range(n_envs)], start_method="fork")
-        venv.seed(seed)
-    model = MaskablePPO("MultiInputPolicy", venv, n_steps=128, batch_size=512, n_epochs=2, seed=seed, verbose=0,
-                        policy_kwargs={"net_arch": [64, 64]})
-    model.learn(n_envs * 128)  # warm-up: compile, fork, first rollout
-    start = time.perf_counter()
-    model.learn(total, reset_num_timesteps=False)
-    rate = total / (time.perf_counter() - start)
-    venv.close()
-    return rate
+def stop_busy(procs: list[subprocess.Popen]) -> None:
+    for p in procs:
+        if p.poll() is None:
+            p.terminate()
+    for p in procs:
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
 
 
-# ---------------------------------------------------------------------------------------------- report
-def _fmt(x: float) -> str:
-    return f"{x:,.0f}"
+def ratios(a: list[float], b: list[float]) -> list[float]:
+    return _baselines.quartiles([x / y for x, y in zip(a, b)])
 
 
-def main(argv=None) -> int:
+def sweep(args: argparse.Namespace, run: _baselines.Run, rlcard: Callable[[float], float] | None) -> None:
+    bursts: dict[str, Callable[[float], float]] = {RLCARD: rlcard} if rlcard else {}
+    for b in args.batches:
+        bursts[f"B={b} 1 thread"] = vector_loop("classic", 2, b, 1)
+        bursts[f"B={b} default threads"] = vector_loop("classic", 2, b, None, wall=True)
+        bursts[f"B={b} {NULL}"] = null_loop("classic", 2, b)
+    runs = _baselines.alternate(bursts, args.rounds, args.seconds)
+    med = {name: statistics.median(v) for name, v in runs.items()}
+    print(f"\n2-player classic, median of {args.rounds} rounds of {args.seconds:g} s bursts: steps per CPU second "
+          f"(1 thread, the kernel, RLCard), steps per wall second (default threads: {_threads.default_num_threads()})")
+    print(f"{'B':>6}{'1 thread':>13}{'default':>13}{NULL:>20}{'1 thread / RLCard':>20}")
+    for b in args.batches:
+        one, default, null = (med[f"B={b} {k}"] for k in ("1 thread", "default threads", NULL))
+        vs = f"{one / med[RLCARD]:.1f}x" if rlcard else "n/a"
+        print(f"{b:>6}{one:>13,.0f}{default:>13,.0f}{null:>20,.0f}{vs:>20}")
+    for b in args.batches:
+        one = runs[f"B={b} 1 thread"]
+        if rlcard and b in (1, 1024, 8192):
+            run.headline(f"vector/B={b}/rlcard", f"batched classic 2p B={b}, 1 thread vs RLCard",
+                         statistics.median(one), med[RLCARD], RLCARD, "steps/CPU-s", spread=ratios(one, runs[RLCARD]))
+    if 1024 in args.batches:
+        one, null = runs["B=1024 1 thread"], runs[f"B=1024 {NULL}"]
+        run.headline("vector/B=1024/null", "batched classic 2p B=1024, 1 thread vs a kernel that only moves its bytes",
+                     statistics.median(one), statistics.median(null), NULL, "steps/CPU-s", spread=ratios(one, null))
+    run.details["sweep"] = {"seconds": args.seconds, "rounds": args.rounds,
+                            "default_threads": _threads.default_num_threads(), "steps_per_s": runs}
+
+
+def games(args: argparse.Namespace, run: _baselines.Run, rlcard: Callable[[float], float] | None) -> None:
+    bursts: dict[str, Callable[[float], float]] = {RLCARD: rlcard} if rlcard else {}
+    for game in uno_env.GAMES:
+        for n in (2, 4):
+            bursts[f"{game} {n}p"] = vector_loop(game, n, 1024, 1)
+    runs = _baselines.alternate(bursts, args.rounds, args.seconds)
+    print("\nB=1024, 1 thread, steps per CPU second")
+    for name, v in runs.items():
+        print(f"  {name:<22}{statistics.median(v):>13,.0f}")
+    if rlcard:
+        for game in uno_env.GAMES:
+            ours = runs[f"{game} 2p"]
+            run.headline(f"vector/{game}/2p/B=1024/rlcard", f"batched {game} 2p B=1024, 1 thread vs RLCard",
+                         statistics.median(ours), statistics.median(runs[RLCARD]), RLCARD, "steps/CPU-s",
+                         spread=ratios(ours, runs[RLCARD]))
+    run.details["games_B1024_1_thread"] = runs
+
+
+def contention(args: argparse.Namespace, run: _baselines.Run) -> None:
+    bursts = {"1 thread": vector_loop("classic", 2, 1024, 1, wall=True),
+              "default": vector_loop("classic", 2, 1024, None, wall=True)}
+    phases: dict[str, dict[str, list[float]]] = {"quiet": {k: [] for k in bursts}, "loaded": {k: [] for k in bursts}}
+    procs: list[subprocess.Popen] = []
+    atexit.register(lambda: stop_busy(procs))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    for _ in range(args.rounds):
+        for phase in ("quiet", "loaded"):
+            if phase == "loaded":
+                procs[:] = start_busy(args.busy, 60.0)
+                time.sleep(0.2)
+            got = _baselines.alternate(bursts, max(1, round(args.seconds / 0.1)), 0.1)
+            for k, v in got.items():
+                phases[phase][k].append(sum(v) / len(v))
+            stop_busy(procs)
+    print(f"\nB=1024 classic 2p, default threads ({_threads.default_num_threads()}) / 1 thread, quiet and beside "
+          f"{args.busy} busy processes, {args.rounds} rounds")
+    for phase, got in phases.items():
+        q = ratios(got["default"], got["1 thread"])
+        print(f"  {phase:<7} 1 thread {statistics.median(got['1 thread']):>11,.0f}  default "
+              f"{statistics.median(got['default']):>11,.0f}  ratio {q[1]:.2f} [{q[0]:.2f}, {q[2]:.2f}]")
+        run.headline(f"vector/contention/{phase}", f"batched B=1024, default threads vs 1 thread, {phase}",
+                     statistics.median(got["default"]), statistics.median(got["1 thread"]), "1 thread",
+                     "steps/s (wall)", spread=q)
+    run.details["contention"] = {"busy": args.busy, **phases}
+
+
+def row_bytes(run: _baselines.Run) -> None:
+    rows = {}
+    for game in uno_env.GAMES:
+        for n in (2, 4):
+            env = UnoVectorEnv(game, 1, num_players=n, seed=0, num_threads=1)
+            rows[f"{game} {n}p"] = {"state": env.states[0].nbytes, "observation": env.observations[0].nbytes,
+                                    "mask": env.masks[0].nbytes}
+    print("\nbytes per game: state row, observation row, mask row")
+    for name, r in rows.items():
+        print(f"  {name:<12}{r['state']:>7}{r['observation']:>7}{r['mask']:>7}")
+    run.details["bytes_per_game"] = rows
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=1.0)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--games", nargs="+", default=list(uno_env.GAMES), choices=uno_env.GAMES)
-    parser.add_argument("--players", nargs="+", type=int, default=[2, 4])
-    parser.add_argument("--batches", nargs="+", type=int, default=[1, 64, 1024, 8192])
-    parser.add_argument("--single-batch", type=int, default=1024, help="B of the single-agent rows")
-    parser.add_argument("--no-competitors", action="store_true", help="skip RLCard and OpenSpiel")
-    parser.add_argument("--train", action="store_true", help="also measure MaskablePPO training throughput")
-    parser.add_argument("--train-envs", nargs="+", type=int, default=[8],
-                        help="n_envs of the training runs (SubprocVecEnv only up to 16 processes)")
-    parser.add_argument("--train-steps", type=int, default=8192)
-    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--quick", action="store_true", help="fewer sizes, rounds and shorter bursts (about 1 min)")
+    parser.add_argument("--batches", nargs="+", type=int, default=None,
+                        help="sizes of the sweep (default 1 8 64 512 1024 8192; --quick: 1 64 1024 8192)")
+    parser.add_argument("--seconds", type=float, default=None, help="one burst (default 0.5; --quick 0.25)")
+    parser.add_argument("--rounds", type=int, default=None,
+                        help="rounds of one burst per engine (default 5; --quick 3)")
+    parser.add_argument("--busy", type=int, default=2 * _threads.available_cpus(),
+                        help="spinning processes of the loaded phase (default 2 per usable CPU)")
+    parser.add_argument("--json", type=Path, default=None, help="write here instead of benchmarks/results/")
     args = parser.parse_args(argv)
-    out: dict = {"seconds": args.seconds, "repeats": args.repeats, "cpus": os.cpu_count(), "vector": {},
-                 "single_agent": {}, "competitors": {}, "train": {}}
-
-    from uno_env import _threads
-
-    print(f"median of {args.repeats} runs of {args.seconds:g} s; {os.cpu_count()} CPUs; simulator threads "
-          f"{_threads.default_num_threads()} (num_threads default)", flush=True)
-    competitors = {}
-    if not args.no_competitors:
-        for name, fn in [
-            ("RLCard uno env.step", lambda: _baselines.rlcard_uno_steps_per_sec(args.seconds, args.repeats)),
-            ("OpenSpiel crazy_eights rl_environment",
-             lambda: _baselines.openspiel_crazy_eights_steps_per_sec(args.seconds, args.repeats, mode="rl_env")),
-            ("OpenSpiel crazy_eights raw C++ state",
-             lambda: _baselines.openspiel_crazy_eights_steps_per_sec(args.seconds, args.repeats, mode="raw")),
-        ]:
-            try:
-                runs = fn()
-            except ImportError as exc:
-                print(f"skipped {name}: {exc}", file=sys.stderr)
-                continue
-            competitors[name] = statistics.median(runs)
-            out["competitors"][name] = {"median": competitors[name], "runs": runs}
-    base = competitors.get("RLCard uno env.step")
-
-    def ratio(x: float) -> str:
-        return f"{x / base:,.0f}x" if base else "n/a"
-
-    # multi-agent face
-    head = "".join(f"{'B=' + str(b):>13}" for b in args.batches)
-    print("\nuno-env UnoVectorEnv, random legal actions, observations + masks: steps/s (vs RLCard)")
-    print(f"{'game':<9}{'players':>8}{head}")
-    for game in args.games:
-        for n in args.players:
-            if game == "dice" and n > 4:
-                continue
-            cells = []
-            for b in args.batches:
-                cpu: list[float] = []
-                runs = vector_steps_per_sec(game, n, b, args.seconds, args.repeats, cpu=cpu)
-                med = statistics.median(runs)
-                out["vector"][f"{game}/{n}p/B={b}"] = {"median": med, "runs": runs, "cpu_cores_used": cpu}
-                cells.append(f"{_fmt(med):>13}")
-            print(f"{game:<9}{n:>8}{''.join(cells)}", flush=True)
-            if base:
-                print(f"{'':<17}" + "".join(
-                    f"{ratio(out['vector'][f'{game}/{n}p/B={b}']['median']):>13}" for b in args.batches))
-
-    # single-agent face
-    sb = args.single_batch
-    print(f"\nuno-env UnoSingleAgentVectorEnv, B={sb}, random opponents in the kernel: learner steps/s "
-          "[all seats' decisions/s]")
-    for game in args.games:
-        for n in args.players:
-            if game == "dice" and n > 4:
-                continue
-            runs = single_agent_steps_per_sec(game, n, sb, args.seconds, args.repeats)
-            learner = statistics.median(r[0] for r in runs)
-            decisions = statistics.median(r[1] for r in runs)
-            out["single_agent"][f"{game}/{n}p/B={sb}"] = {"learner_median": learner, "decisions_median": decisions,
-                                                          "runs": runs}
-            print(f"{game:<9}{n:>8}{_fmt(learner):>13}  [{_fmt(decisions)}]", flush=True)
-
-    if competitors:
-        print("\ncompetitors, 2 players, one game: steps/s")
-        for name, med in competitors.items():
-            print(f"{name:<42}{_fmt(med):>12}{ratio(med):>9}")
-
-    key = "classic/2p/B=1024"
-    if key in out["vector"]:
-        med = out["vector"][key]["median"]
-        used = statistics.median(out["vector"][key]["cpu_cores_used"])
-        row = out["vector"][key]
-        per_cpu = statistics.median(r / c for r, c in zip(row["runs"], row["cpu_cores_used"]))
-        print(f"\ngoal: classic 2p B=1024 {_fmt(med)} steps/s (goal 1,000,000)"
-              + (f", {ratio(med)} RLCard" if base else "")
-              + f"; this process used {used:.2f} of {os.cpu_count()} cores (less than all: other load), "
-              f"{_fmt(per_cpu)} steps per CPU-second")
-
-    if args.train:
-        print(f"\nMaskablePPO training throughput (classic 2p, MultiInputPolicy [64, 64], n_steps 128, batch 512, "
-              f"2 epochs, {args.train_steps} steps timed, torch 1 thread): env steps/s", flush=True)
-        print(f"{'n_envs':<8}{'batched SB3 VecEnv':>20}{'SubprocVecEnv':>16}{'ratio':>8}")
-        for n_envs in args.train_envs:
-            row = {}
-            for kind in ("batched", "subproc"):
-                if kind == "subproc" and n_envs > 16:
-                    continue
-                try:
-                    row[kind] = train_steps_per_sec(kind, "classic", 2, n_envs, args.train_steps)
-                except ImportError as exc:
-                    print(f"skipped training: {exc}", file=sys.stderr)
-                    break
-            out["train"][str(n_envs)] = row
-            batched, sub = row.get("batched"), row.get("subproc")
-            ratio_text = f"{batched / sub:.2f}x" if batched and sub else ""
-            print(f"{n_envs:<8}{_fmt(batched) if batched else '-':>20}{_fmt(sub) if sub else '-':>16}"
-                  f"{ratio_text:>8}", flush=True)
-
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=2))
+    args.batches = args.batches or ([1, 64, 1024, 8192] if args.quick else [1, 8, 64, 512, 1024, 8192])
+    args.seconds = args.seconds or (0.25 if args.quick else 0.5)
+    args.rounds = args.rounds or (3 if args.quick else 5)
+    if args.seconds <= 0 or args.rounds < 1 or min(args.batches) < 1 or args.busy < 1:
+        parser.error("--seconds must be > 0, --rounds, --busy and every batch size >= 1")
+    run = _baselines.Run("bench_vector", argv, args.quick)
+    try:
+        rlcard = _baselines.rlcard_uno_loop()
+    except ImportError as exc:
+        print(f"skipped {RLCARD}: {exc}", file=sys.stderr)
+        rlcard = None
+    sweep(args, run, rlcard)
+    games(args, run, rlcard)
+    contention(args, run)
+    row_bytes(run)
+    run.write(args.json)
     return 0
 
 

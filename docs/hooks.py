@@ -2,12 +2,11 @@
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
 ``action-table GAME``, ``action-sections``, ``arena-table``, ``leaderboard``, ``protocol-deals``, ``example-row``,
-``scratch-table NAME``. An unknown marker fails the build.
+``scratch-table NAME``, ``bench NAME`` (one results file of benchmarks/), ``bench-speed`` (the README's speed
+table). An unknown marker fails the build.
 """
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 from pathlib import Path
 
@@ -115,16 +114,26 @@ def _action_sections() -> str:
 
 
 def _arena_table() -> str:
-    """The README's arena table: benchmarks/arena_table.py over the saved results."""
+    """The README's arena table, from benchmarks/results/arena.json."""
     import runpy
 
-    files = sorted(str(p) for p in (ROOT / "benchmarks" / "results" / "arena").glob("*.json"))
-    if not files:
-        raise RuntimeError("no arena results in benchmarks/results/arena")
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        runpy.run_path(str(ROOT / "benchmarks" / "arena_table.py"))["main"](files)
-    return out.getvalue().strip()
+    return runpy.run_path(str(ROOT / "benchmarks" / "_arena_table.py"))["markdown"]()
+
+
+def _bench_tables():
+    import runpy
+
+    return runpy.run_path(str(ROOT / "tools" / "bench_tables.py"))
+
+
+def _bench(name: str) -> str:
+    """Every headline figure of ``benchmarks/results/<name>.json``, ours beside the reference, with the machine."""
+    return _bench_tables()["bench_table"](name)
+
+
+def _bench_speed() -> str:
+    """The README's headline speed table."""
+    return _bench_tables()["speed_table"]()
 
 
 def _leaderboard() -> str:
@@ -200,6 +209,8 @@ GENERATORS = {
     "protocol-deals": _protocol_deals,
     "example-row": _example_row,
     "scratch-table": _scratch_table,
+    "bench": _bench,
+    "bench-speed": _bench_speed,
 }
 
 

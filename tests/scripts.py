@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def load_script(relative_path: str) -> ModuleType:
     """The script at ``ROOT / relative_path`` as a module named after its file. It is registered in
     ``sys.modules`` (a dataclass looks its module up there), and its folder is on ``sys.path`` while it loads, for
-    its sibling imports (the benchmarks' ``_baselines`` and ``bench_trainer``), then taken off again."""
+    its sibling imports (the benchmarks' ``_baselines``), then taken off again."""
     path = ROOT / relative_path
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)

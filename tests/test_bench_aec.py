@@ -1,4 +1,4 @@
-"""benchmarks/bench_aec.py alternates the engines round by round and reports each round's ratio to RLCard."""
+"""benchmarks/bench_aec.py alternates the engines round by round and reports each round's ratio to each reference."""
 from __future__ import annotations
 
 import json
@@ -17,38 +17,41 @@ def test_uno_env_loop_keeps_its_game_between_bursts():
     assert burst(0.05) > 0 and burst(0.05) > 0
 
 
-def _run(bench, tmp_path, capsys):
+def test_the_do_nothing_env_passes_pettingzoos_api_test():
+    from pettingzoo.test import api_test
+
+    api_test(_bench_aec()._baselines.null_aec_env(), num_cycles=3)
+
+
+def _run(bench, tmp_path):
     out = tmp_path / "aec.json"
-    assert bench.main(["--games", "classic", "--seconds", "0.05", "--repeats", "3", "--json", str(out)]) == 0
-    data = json.loads(out.read_text())
-    ours = data["uno-env classic env() AEC loop"]
-    assert len(ours["runs"]) == 3 and ours["median"] == statistics.median(ours["runs"])
-    printed = capsys.readouterr().out
-    assert "median of 3 rounds" in printed
-    return data, ours, printed
+    assert bench.main(["--games", "classic", "--seconds", "0.05", "--rounds", "3", "--json", str(out)]) == 0
+    return json.loads(out.read_text())
 
 
-def test_rounds_alternate_and_ratios_are_per_round(tmp_path, capsys):
+def test_rounds_alternate_and_ratios_are_per_round(tmp_path):
     pytest.importorskip("rlcard")
-    data, ours, _ = _run(_bench_aec(), tmp_path, capsys)
-    rlcard = data["RLCard uno env.step"]
-    paired = data["paired_ratio_to_rlcard"]["uno-env classic env() AEC loop"]
-    assert paired["ratios"] == [a / b for a, b in zip(ours["runs"], rlcard["runs"])]
-    assert paired["median"] == statistics.median(paired["ratios"])
-    assert paired["q1"] <= paired["median"] <= paired["q3"]
-    assert "RLCard uno env.step" not in data["paired_ratio_to_rlcard"]
+    data = _run(_bench_aec(), tmp_path)
+    runs = data["details"]["steps_per_s"]
+    ours, rlcard = runs["uno-env classic env()"], runs["RLCard UNO env.step"]
+    assert len(ours) == 3
+    row = next(h for h in data["headlines"] if h["reference_name"] == "RLCard UNO env.step")
+    assert row["ours"] == statistics.median(ours) and row["reference"] == statistics.median(rlcard)
+    assert row["ratio"] == row["ours"] / row["reference"]
+    per_round = [a / b for a, b in zip(ours, rlcard)]
+    assert row["ratio_quartiles"][1] == statistics.median(per_round)
+    assert data["machine"]["cores"] >= 1 and len(data["machine"]["load_average_before"]) == 3
 
 
-def test_without_the_competitors_nothing_is_paired(tmp_path, capsys, monkeypatch):
+def test_without_the_references_there_is_no_headline(tmp_path, monkeypatch):
     bench = _bench_aec()
 
-    def missing(*args, **kwargs):
+    def missing():
         raise ImportError("not installed")
 
-    for name in ("rlcard_uno_loop", "openspiel_crazy_eights_loop"):
-        monkeypatch.setattr(bench._baselines, name, missing)
-    data, _, printed = _run(bench, tmp_path, capsys)
-    assert "paired_ratio_to_rlcard" not in data and "RLCard uno env.step" not in data and "n/a" in printed
+    monkeypatch.setattr(bench, "REFERENCES", dict.fromkeys(bench.REFERENCES, missing))
+    data = _run(bench, tmp_path)
+    assert data["headlines"] == [] and list(data["details"]["steps_per_s"]) == ["uno-env classic env()"]
 
 
 def test_bad_budget_is_refused():

@@ -18,7 +18,7 @@ def test_both_trainers_learn_in_turns_and_every_evaluation_is_recorded(tmp_path,
     pytest.importorskip("sb3_contrib")
     out = tmp_path / "learning.json"
     assert _bench_learning().main([*TINY, "--json", str(out)]) == 0
-    data = json.loads(out.read_text())
+    data = json.loads(out.read_text())["details"]
     for name in ("batched_ppo", "maskable_ppo"):
         curve = data["curves"]["3"][name]
         # the untrained policy, then a chunk at a time until the budget is spent

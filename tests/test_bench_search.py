@@ -46,7 +46,7 @@ def test_without_openspiel_the_reference_is_not_available_and_says_why(monkeypat
     out = tmp_path / "search.json"
     assert bench.main(["--only", "reference", "--json", str(out)]) == 0
     assert "the search beside OpenSpiel: n/a (OpenSpiel is not installed)" in capsys.readouterr().out
-    data = json.loads(out.read_text())
+    data = json.loads(out.read_text())["details"]
     assert data["openspiel_mcts"] is None and data["rows"] == []
 
 

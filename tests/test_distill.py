@@ -397,9 +397,10 @@ def test_a_shipped_policy_names_the_chain_of_rounds_that_made_it(config, game, p
 
     cfg = load_distill_config(config)
     assert (cfg.env.game, cfg.env.num_players, cfg.labels.teacher) == (game, players, "ismcts")
-    kept = ROOT / "benchmarks" / "results" / "training"
+    kept = ROOT / "agents" / "policies" / "training"
     meta = json.loads(resources.files("uno_env.agents.policies").joinpath(f"{game}_{players}p.json").read_text())
     for prior, search, overrides in chain:
+        # the metadata name the folder the chain was kept in when each round was trained
         teacher = _teacher(search, f"benchmarks/results/training/{prior}.npz")
         assert meta["teacher"] == teacher
         assert meta["trained_by"] == f"uno-env distill --config {config} {_sets(teacher, overrides)}"

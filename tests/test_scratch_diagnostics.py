@@ -1,4 +1,4 @@
-"""benchmarks/scratch_diagnostics.py: decisions by kind, the hidden layer, what the colour choice is worth."""
+"""tools/scratch_diagnostics.py: decisions by kind, the hidden layer, what the colour choice is worth."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +23,7 @@ def _policy(tmp_path, activation: str, scale: float = 1.0) -> str:
 
 
 def test_the_profile_names_every_kind_of_decision(tmp_path, capsys):
-    bench = load_script("benchmarks/scratch_diagnostics.py")
+    bench = load_script("tools/scratch_diagnostics.py")
     assert bench.main([_policy(tmp_path, "relu"), "--games", "20", "--decisions", "2000"]) == 0
     out = capsys.readouterr().out
     for words in ("turn", "colour", "drawn card", "most-held colour", "last hidden layer",
@@ -32,7 +32,7 @@ def test_the_profile_names_every_kind_of_decision(tmp_path, capsys):
 
 
 def test_a_saturated_tanh_layer_shows_as_stuck(tmp_path):
-    bench = load_script("benchmarks/scratch_diagnostics.py")
+    bench = load_script("tools/scratch_diagnostics.py")
     from uno_env.agents.policy import NumpyPolicyAgent
 
     agent = NumpyPolicyAgent.load(_policy(tmp_path, "tanh", scale=200.0), deterministic=True)
@@ -41,7 +41,7 @@ def test_a_saturated_tanh_layer_shows_as_stuck(tmp_path):
 
 
 def test_random_colour_only_changes_colour_choices():
-    bench = load_script("benchmarks/scratch_diagnostics.py")
+    bench = load_script("tools/scratch_diagnostics.py")
 
     class First:
         name, num_actions = "first", 4
@@ -70,7 +70,7 @@ def test_a_run_directory_adds_its_ppo_statistics(tmp_path, capsys):
     assert train(["--config", "smoke_batched", "--run-dir", str(run_dir), "--no-progress", "--set",
                   "evaluation.games=10", "--set", "evaluation.final_games=20"]) == 0
     capsys.readouterr()
-    bench = load_script("benchmarks/scratch_diagnostics.py")
+    bench = load_script("tools/scratch_diagnostics.py")
     assert bench.main([str(run_dir), "--games", "20", "--decisions", "500"]) == 0
     out = capsys.readouterr().out
     assert "PPO statistics" in out and "explained_variance" in out and "hidden_spread" in out

@@ -539,7 +539,7 @@ def test_flat_search_from_a_policy_file_keeps_that_policy_choice_without_evidenc
     search is then flat, as with ``prior=ppo``."""
     from uno_env.agents.policy import NumpyPolicyAgent
 
-    path = _ROOT / "benchmarks" / "results" / "training" / "dice_2p_ppo_policy.npz"
+    path = _ROOT / "agents" / "policies" / "training" / "dice_2p_ppo_policy.npz"
     g = _game("dice", 2)
     policy = NumpyPolicyAgent.load(path, g, deterministic=True)
     ag = load_agent(f"ismcts:sims=1,prior={path}", game=g, seed=2)

@@ -48,6 +48,9 @@ MAPPED = {"uno_env": "uno_env", "agents": "uno_env/agents", "training": "uno_env
           "configs": "uno_env/configs"}
 BUILD_INPUTS = ("pyproject.toml", "README.md", "LICENSE", "MANIFEST.in", "build_support/uno_env_build.py")
 NOT_SHIPPED = {"agents/policies/README.md"}  # the folder's note for maintainers
+# how the shipped policies were trained: the chain of rounds' policies and every run's report (about 4 MB), kept in
+# the repository beside the policies, not installed
+NOT_SHIPPED_FOLDER = "agents/policies/training/"
 
 USER_SCRIPT = textwrap.dedent('''
     import importlib.util, os, sys
@@ -151,8 +154,10 @@ def test_wheel_metadata_and_contents(wheel):
     assert "uno_env = uno_env.agents.registry:load_agent" in entry_points
     assert "uno-env = uno_env.cli:main" in entry_points
     # every file of the packaged folders ships (a package left out of pyproject's list would be missing)
-    expected = {_installed_name(rel) for rel in _source_files() if rel not in NOT_SHIPPED}
+    expected = {_installed_name(rel) for rel in _source_files()
+                if rel not in NOT_SHIPPED and not rel.startswith(NOT_SHIPPED_FOLDER)}
     assert not expected - names, sorted(expected - names)
+    assert not [n for n in names if n.startswith(_installed_name(NOT_SHIPPED_FOLDER))]
     for required in ("uno_env/viewer/static/table.js", "uno_env/viewer/static/table.css",
                      "uno_env/data/dice_default.yaml", "uno_env/configs/rules/classic_standard.yaml",
                      "uno_env/configs/train/classic_ppo.yaml", "uno_env/agents/registry.py",

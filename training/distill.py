@@ -34,7 +34,7 @@ Run directory ``runs/<name>/``::
 
 Why distil rather than train with PPO at 4 players: there one decision's effect on the result is diluted among four
 seats, and PPO with the heuristic as advice ends level with it, while the flat search beats it
-(``benchmarks/README.md``, "Distilling the search at 4 players").
+(``agents/policies/training/README.md``, "Distilling the search at 4 players").
 """
 from __future__ import annotations
 
