@@ -113,6 +113,8 @@ def source_figures() -> set[str]:
     out: set[str] = set()
     for path in RESULTS.glob("bench_*.json"):
         data = json.loads(path.read_text(encoding="utf-8"))
+        if "headlines" not in data:  # the from-scratch curves (bench_scratch*.json): rendered by their own marker
+            continue
         text = "\n".join(["\n".join(cells(h)) for h in data["headlines"]]
                          + [machine_line([path.stem]), data["command"], str(data["wall_seconds"])])
         text += f" {data['wall_seconds']:.0f}"
