@@ -1,6 +1,6 @@
 """``heuristic``: a rule-based player for every game and option.
 
-Measured with ``uno-env evaluate`` (2-player classic, 5,000 games, seed 0; the README's arena table): 98.1% against
+Measured with ``uno-env evaluate`` (2-player classic, 5,000 games, seed 0; the docs' arena table): 98.1% against
 ``random`` and 54.5% against ``greedy`` under the standard rules; 59.3% against ``random`` under the ``rlcard``
 preset (RLCard 1.2.0's game, where published heuristic bots reach about 66%).  The weights were tuned (under the
 earlier defaults) with such runs.

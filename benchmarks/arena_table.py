@@ -1,4 +1,4 @@
-"""Print the README's arena table from the JSON files ``uno-env evaluate --json`` wrote.
+"""Print the docs' arena table from the JSON files ``uno-env evaluate --json`` wrote.
 
     python benchmarks/arena_table.py benchmarks/results/arena/*.json
 """

@@ -2,7 +2,7 @@
 against the heuristic, and on each of its decisions with a choice the heuristic's own choice on the same observation is
 logged.  Printed: how often they differ, by the heuristic's action section (plays split into number / action /
 wild / wild draw four cards), the (heuristic -> search) section pairs, and examples.  This is what a learned
-policy would have to find to beat the heuristic (README, "Training").
+policy would have to find to beat the heuristic (docs: Training).
 
     python benchmarks/search_departures.py [--game classic] [--players 2] [--games 150] [--sims 100]
 """

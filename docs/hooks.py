@@ -1,7 +1,11 @@
 """MkDocs hook: replace ``<!-- gen:NAME ARGS -->`` markers with tables computed from the installed code.
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
-``action-table GAME``, ``action-sections``, ``arena-table``. An unknown marker fails the build.
+``action-table GAME``, ``action-sections``, ``action-meanings``, ``arena-table``, ``state-fields``,
+``games-table``. An unknown marker fails the build.
+
+``python docs/hooks.py NAME [ARGS]`` prints one generated table: the README's games table is pasted from
+``python docs/hooks.py games-table`` (a test keeps it equal).
 """
 from __future__ import annotations
 
@@ -124,6 +128,40 @@ def _arena_table() -> str:
     return out.getvalue().strip()
 
 
+#: what a seat cannot see, per game
+HIDDEN = {
+    "classic": "the other hands, the draw pile's order",
+    "pocket": "the other hands (a challenged hand is shown to its challenger), the draw pile's order",
+    "dice": "the bag's order and the faces future rolls will show: every hand is public",
+}
+TITLES = {"classic": "classic UNO", "pocket": "UNO Pocket Pizza Pizza", "dice": "UNO Dice"}
+
+
+def _games_table() -> str:
+    """One row per game: players, actions, observation length at the fewest and most players, what is hidden."""
+    import uno_env
+    from uno_env.config import OPTIONS
+
+    rows = ["| game | name | players | actions | observation (2 / most players) | hidden from a seat |",
+            "|---|---|---|---:|---|---|"]
+    for game in uno_env.GAMES:
+        lo, hi = OPTIONS["num_players"].allowed_for(game)
+        dims = []
+        for n in (lo, hi):
+            env = uno_env.raw_env(game, num_players=n)
+            dims.append(str(env.observation_space(env.possible_agents[0])["observation"].shape[0]))
+        rows.append(f"| {TITLES[game]} | `{game}` | {lo}-{hi} | {len(uno_env.action_names(game))} | "
+                    f"{' / '.join(dims)} | {HIDDEN[game]} |")
+    return "\n".join(rows)
+
+
+def _action_meanings() -> str:
+    """The action table's sections: id ranges in K and D, names and when each is legal."""
+    from uno_env.core.actions import actions_markdown
+
+    return actions_markdown().strip()
+
+
 def _state_fields() -> str:
     """The fields of a state dict's ``fields`` (the rules core's state layout)."""
     from uno_env.core.layout import fields_markdown
@@ -139,6 +177,8 @@ GENERATORS = {
     "action-table": _action_table,
     "action-sections": _action_sections,
     "arena-table": _arena_table,
+    "games-table": _games_table,
+    "action-meanings": _action_meanings,
 }
 
 
@@ -178,3 +218,11 @@ def on_config(config):
 def on_page_markdown(markdown: str, page, config, files) -> str:
     """MkDocs event: expand the markers of every page."""
     return expand(markdown)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) < 2 or sys.argv[1] not in GENERATORS:
+        raise SystemExit(f"usage: python docs/hooks.py NAME [ARGS]; NAME one of: {', '.join(GENERATORS)}")
+    print(GENERATORS[sys.argv[1]](*sys.argv[2:]))

@@ -27,7 +27,7 @@ Run directory ``runs/<name>/``::
     command.json             the command that makes the run in one go (--config and every --set, a resume's too):
                              the policy's ``trained_by`` (training.checkpoints.run_command)
     labels/labels_<N>.npz    labelled decisions of games N to N + chunk - 1 (pickle-free arrays)
-    labels/cpu_seconds.json  the CPU seconds each label file took (summed in the report across the commands that labelled them)
+    labels/cpu_seconds.json  the CPU seconds each label file took (the report sums them over all commands)
     tb/distill/              TensorBoard log of the fit (training loss per batch, held-out figures per epoch)
     policy.npz policy.json   the policy, pickle-free: what `uno-env evaluate` / `play` load
     report.md report.json    labels, fit and arena

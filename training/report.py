@@ -109,7 +109,6 @@ def markdown_report(summary: Mapping[str, Any]) -> str:
 def _assessment(summary: Mapping[str, Any]) -> list[str]:
     cfg = summary["config"]
     n = cfg["env"]["num_players"]
-    share = fair_share(n)
     out = []
     by = {r["opponent"]: r for r in summary["arena"]}
     for name, r in by.items():

@@ -2,7 +2,7 @@
 
 Every rule decision the rules sheets leave open is a named option here. :data:`OPTIONS` is the
 single table of options (kind, allowed values, per-game default, source, meaning): it drives
-validation, :func:`rules_table_markdown` (the README's rules table) and :func:`options_for`.
+validation, :func:`rules_table_markdown` (the docs' rules table) and :func:`options_for`.
 
 A :class:`RuleConfig` is immutable, hashable and always valid::
 
@@ -405,7 +405,7 @@ def _load_dice_set(game: str, path: str) -> DiceSet:
 #: RLCard 1.2.0's UNO (rlcard/games/uno), for comparison with published results.  Every classic option is
 #: spelled out here, none taken from the defaults, so a change of a default never changes this game (a test
 #: checks that every classic option is listed).  What RLCard does that this preset does not copy (its bugs) is
-#: listed in the README.
+#: listed on the docs' classic UNO page (Presets).
 RLCARD_PRESET: dict[str, Any] = {
     "num_players": 2,
     "episode": "round",  # one game, no match
