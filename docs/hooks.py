@@ -2,7 +2,7 @@
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
 ``action-table GAME``, ``action-sections``, ``action-meanings``, ``arena-table``, ``state-fields``,
-``games-table``. An unknown marker fails the build.
+``games-table``, ``training-results``. An unknown marker fails the build.
 
 ``python docs/hooks.py NAME [ARGS]`` prints one generated table: the README's games table is pasted from
 ``python docs/hooks.py games-table`` (a test keeps it equal).
@@ -155,6 +155,49 @@ def _games_table() -> str:
     return "\n".join(rows)
 
 
+#: (config, report file in benchmarks/results/training/, whether the agent ``ppo`` ships its policy)
+TRAINING_RUNS = (
+    ("classic_ppo", "classic_2p_report.json", False),
+    ("pocket_ppo", "pocket_2p_report.json", False),
+    ("dice_ppo", "dice_2p_report.json", False),
+    ("classic2_distill", "classic_2p_distill_report.json", True),
+    ("pocket2_distill", "pocket_2p_distill_report.json", True),
+    ("dice2_distill", "dice_2p_distill_report.json", True),
+    ("classic4_ppo", "classic_4p_advice_report.json", False),
+    ("classic4_distill", "classic_4p_distill_report.json", True),
+    ("pocket4_distill", "pocket_4p_distill_report.json", True),
+    ("dice4_distill", "dice_4p_distill_report.json", True),
+)
+
+
+def _training_results() -> str:
+    """The final arena of each packaged training config's run, read from its report."""
+    import json
+
+    def cell(row) -> str:
+        return f"{100 * row['win_rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+
+    rows = ["| config | players | run | random | greedy | heuristic | two seats each vs two heuristics | shipped | "
+            "report |", "|---|---:|---|---|---|---|---|---|---|"]
+    for config, name, shipped in TRAINING_RUNS:
+        path = ROOT / "benchmarks" / "results" / "training" / name
+        report = json.loads(path.read_text(encoding="utf-8"))
+        arena = report.get("arena") or report["evaluation"]["arena"]
+        by = {r["opponent"]: cell(r) for r in arena}
+        if "labels" in report:
+            lab = report["labels"]
+            run = f"distilled, {lab['games']:,} games labelled ({lab['cpu_seconds_all'] / 60:.0f} CPU-min)"
+            h2h = report["evaluation"].get("head_to_head")
+        else:
+            run = f"PPO, {report['steps'] / 1e6:.1f}M steps ({report['wall_time_seconds'] / 60:.0f} min)"
+            h2h = None
+        n = report["num_players"] if "num_players" in report else report["config"]["env"]["num_players"]
+        rows.append(f"| `{config}` | {n} | {run} | {by.get('random', '')} | {by.get('greedy', '')} | "
+                    f"{by.get('heuristic', '')} | {cell(h2h) if h2h else ''} | {'yes' if shipped else ''} | "
+                    f"`{name}` |")
+    return "\n".join(rows)
+
+
 def _action_meanings() -> str:
     """The action table's sections: id ranges in K and D, names and when each is legal."""
     from uno_env.core.actions import actions_markdown
@@ -178,6 +221,7 @@ GENERATORS = {
     "action-sections": _action_sections,
     "arena-table": _arena_table,
     "games-table": _games_table,
+    "training-results": _training_results,
     "action-meanings": _action_meanings,
 }
 
