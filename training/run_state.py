@@ -95,7 +95,7 @@ class RunState:
         self.sessions = int(d.get("sessions", 1)) + 1
 
     def wall_time(self) -> float:
-        """Seconds spent training in this run, earlier sessions included."""
+        """Seconds spent training in this run, earlier commands of the run (before a resume) included."""
         return self.wall_time_before + (time.time() - self.session_start)
 
     def checkpoint(self, model, step: int) -> str:
