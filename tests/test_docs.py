@@ -90,3 +90,16 @@ def test_global_state_table_is_the_state_layout():
         m = re.search(rf"(\d+)(?: entries)? in {game}", section)
         assert m and int(m.group(1)) == env.state_space.shape[0], f"state size of {game} is stale"
     assert sorted(documented[1:]) == sorted(names)  # [0] is the header row
+
+
+def test_readme_links_reach_files_and_headings_that_exist():
+    text = README.read_text(encoding="utf-8")
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if "://" in target:
+            continue
+        path, _, anchor = target.partition("#")
+        assert (ROOT / path).exists(), f"README links to {path}, which does not exist"
+        if anchor:
+            headings = re.findall(r"^#+ (.+)$", (ROOT / path).read_text(encoding="utf-8"), re.M)
+            slugs = {re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings}
+            assert anchor in slugs, f"README links to {target}: no such heading"
