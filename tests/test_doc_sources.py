@@ -169,7 +169,8 @@ def test_a_planted_wrong_figure_fails(tmp_path):
 
 def test_a_missing_results_file_fails(tmp_path):
     page = _planted(tmp_path, "It won 52.4% (`benchmarks/results/gone.json`).\n")
-    assert check_page(page, page.parents[1]) == ["docs/page.md: cites benchmarks/results/gone.json, which does not exist"]
+    assert check_page(page, page.parents[1]) == [
+        "docs/page.md: cites benchmarks/results/gone.json, which does not exist"]
     linked = _planted(tmp_path / "b", "It won 52.4% ([run](../benchmarks/results/gone.json)).\n")
     assert check_page(linked, linked.parents[1]) == [
         "docs/page.md: cites benchmarks/results/gone.json, which does not exist"]

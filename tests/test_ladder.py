@@ -1,4 +1,4 @@
-"""The docs' ladder (docs/arena.md) is what benchmarks/ladder.py computes from the saved JSON (nothing typed in by hand)."""
+"""The docs' ladder (docs/arena.md) is what benchmarks/ladder.py computes from the saved JSON (none typed by hand)."""
 from __future__ import annotations
 
 import json
