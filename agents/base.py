@@ -88,7 +88,7 @@ def split_observation(observation: Any, action_mask: Any) -> tuple[np.ndarray, n
 class ObsView:
     """Where each block of a game's observation vector lives (slices into the vector, or into rows of a batch).
 
-    Attributes are slices named after the README's observation layout: ``hand``, ``other_hands``, ``top``,
+    Attributes are slices named after the observation layout (docs: Observations): ``hand``, ``other_hands``, ``top``,
     ``colour``, ``phase``, ``direction``, ``hand_sizes``, ``called_uno``, ``draw_size``, ``discarded``, ``bag``,
     ``pending``, ``drawn``, ``scores``, ``acting``, ``shown_hand``, ``shown_from``, ``die_place``, ``die_face``.
     Seat-indexed blocks start with the viewer.

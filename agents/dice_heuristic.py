@@ -35,7 +35,7 @@ The player is compiled (:mod:`uno_env.players.dice_heuristic`, with the dice set
 simulator's ``"heuristic"`` opponent and the batched trainer's advice all play that one code.
 
 Measured with ``uno-env evaluate heuristic greedy --game dice`` (20,000 games, seed 0, seats rotated): see the
-arena table in the README; it beats ``greedy`` clearly with two players (the extra turns and the last dice),
+arena table in the docs; it beats ``greedy`` clearly with two players (the extra turns and the last dice),
 while with four players, where a die's choice matters least, the gain is within a point.
 """
 from __future__ import annotations

@@ -126,7 +126,7 @@ __all__ = ["ISMCTSAgent", "DEFAULT_SIMS", "DEFAULT_SIMS_CLASSIC_MANY", "default_
            "ISMCTS_ARGUMENTS", "MODES", "OPPONENT_MODELS", "default_mode"]
 
 #: the default budget per search mode (samples for ``flat``, simulations for ``tree``) and the default rollout
-#: policy (chosen by pilots against the heuristic: see the README's arena table)
+#: policy (chosen by pilots against the heuristic: see the docs' arena table)
 DEFAULT_SIMS = {"flat": 100, "tree": 200}
 #: flat samples in classic at 4 or more players: 100 were level with the heuristic there (see above)
 DEFAULT_SIMS_CLASSIC_MANY = 300
@@ -187,7 +187,7 @@ _PRUNE_BATCH = 10
 #: flat mode: whose choice the search keeps unless another action is shown better (``rollout``: the rollout
 #: policy's; ``ppo``: the shipped trained policy of the table, run on the seat's observation)
 PRIORS = ("rollout", "ppo")
-#: the tables where the search improves on the shipped policy by default (2 players in every game: the README's
+#: the tables where the search improves on the shipped policy by default (2 players in every game: the docs'
 #: arena shows it beats both that policy and the heuristic).  The 4-player card games' policies are distilled from
 #: this search with the heuristic as its base, and searching from them (``prior=ppo``) is level with them
 #: (50.3-50.5% over 10,000 games, ``0f57e19:benchmarks/results/arena/ismcts_vs_ppo/prior_ppo_4p/``), so there the

@@ -1,9 +1,13 @@
 """MkDocs hook: replace ``<!-- gen:NAME ARGS -->`` markers with tables computed from the installed code.
 
 Markers: ``rules-options [GAME]``, ``observation-layout GAME NUM_PLAYERS``, ``observation-sizes``,
-``action-table GAME``, ``action-sections``, ``arena-table``, ``leaderboard``, ``protocol-deals``, ``example-row``,
-``scratch-table NAME``, ``bench NAME`` (one results file of benchmarks/), ``bench-speed`` (the README's speed
-table). An unknown marker fails the build.
+``action-table GAME``, ``action-sections``, ``action-meanings``, ``arena-table``, ``state-fields``,
+``games-table``, ``training-results``, ``leaderboard``, ``protocol-deals``, ``example-row``, ``scratch-table NAME``,
+``bench NAME`` (one results file of benchmarks/), ``bench-speed`` (the README's speed table). An unknown marker
+fails the build.
+
+``python docs/hooks.py NAME [ARGS]`` prints one generated table: the README's games table is pasted from
+``python docs/hooks.py games-table`` (a test keeps it equal).
 """
 from __future__ import annotations
 
@@ -190,6 +194,83 @@ def _scratch_table(name: str) -> str:
     return runpy.run_path(str(ROOT / "benchmarks" / "bench_scratch.py"))["markdown"](doc)
 
 
+#: what a seat cannot see, per game
+HIDDEN = {
+    "classic": "the other hands, the draw pile's order",
+    "pocket": "the other hands (a challenged hand is shown to its challenger), the draw pile's order",
+    "dice": "the bag's order and the faces future rolls will show: every hand is public",
+}
+TITLES = {"classic": "classic UNO", "pocket": "UNO Pocket Pizza Pizza", "dice": "UNO Dice"}
+
+
+def _games_table() -> str:
+    """One row per game: players, actions, observation length at the fewest and most players, what is hidden."""
+    import uno_env
+    from uno_env.config import OPTIONS
+
+    rows = ["| game | name | players | actions | observation (2 / most players) | hidden from a seat |",
+            "|---|---|---|---:|---|---|"]
+    for game in uno_env.GAMES:
+        lo, hi = OPTIONS["num_players"].allowed_for(game)
+        dims = []
+        for n in (lo, hi):
+            env = uno_env.raw_env(game, num_players=n)
+            dims.append(str(env.observation_space(env.possible_agents[0])["observation"].shape[0]))
+        rows.append(f"| {TITLES[game]} | `{game}` | {lo}-{hi} | {len(uno_env.action_names(game))} | "
+                    f"{' / '.join(dims)} | {HIDDEN[game]} |")
+    return "\n".join(rows)
+
+
+#: (config, report file in agents/policies/training/, whether the agent ``ppo`` ships its policy)
+TRAINING_RUNS = (
+    ("classic_ppo", "classic_2p_report.json", False),
+    ("pocket_ppo", "pocket_2p_report.json", False),
+    ("dice_ppo", "dice_2p_report.json", False),
+    ("classic2_distill", "classic_2p_distill_report.json", True),
+    ("pocket2_distill", "pocket_2p_distill_report.json", True),
+    ("dice2_distill", "dice_2p_distill_report.json", True),
+    ("classic4_ppo", "classic_4p_advice_report.json", False),
+    ("classic4_distill", "classic_4p_distill_report.json", True),
+    ("pocket4_distill", "pocket_4p_distill_report.json", True),
+    ("dice4_distill", "dice_4p_distill_report.json", True),
+)
+
+
+def _training_results() -> str:
+    """The final arena of each packaged training config's run, read from its report."""
+    import json
+
+    def cell(row) -> str:
+        return f"{100 * row['win_rate']:.1f}% [{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]"
+
+    rows = ["| config | players | run | random | greedy | heuristic | two seats each vs two heuristics | shipped | "
+            "report |", "|---|---:|---|---|---|---|---|---|---|"]
+    for config, name, shipped in TRAINING_RUNS:
+        path = ROOT / "agents" / "policies" / "training" / name
+        report = json.loads(path.read_text(encoding="utf-8"))
+        arena = report.get("arena") or report["evaluation"]["arena"]
+        by = {r["opponent"]: cell(r) for r in arena}
+        if "labels" in report:
+            lab = report["labels"]
+            run = f"distilled, {lab['games']:,} games labelled ({lab['cpu_seconds_all'] / 60:.0f} CPU-min)"
+            h2h = report["evaluation"].get("head_to_head")
+        else:
+            run = f"PPO, {report['steps'] / 1e6:.1f}M steps ({report['wall_time_seconds'] / 60:.0f} min)"
+            h2h = None
+        n = report["num_players"] if "num_players" in report else report["config"]["env"]["num_players"]
+        rows.append(f"| `{config}` | {n} | {run} | {by.get('random', '')} | {by.get('greedy', '')} | "
+                    f"{by.get('heuristic', '')} | {cell(h2h) if h2h else ''} | {'yes' if shipped else ''} | "
+                    f"`{name}` |")
+    return "\n".join(rows)
+
+
+def _action_meanings() -> str:
+    """The action table's sections: id ranges in K and D, names and when each is legal."""
+    from uno_env.core.actions import actions_markdown
+
+    return actions_markdown().strip()
+
+
 def _state_fields() -> str:
     """The fields of a state dict's ``fields`` (the rules core's state layout)."""
     from uno_env.core.layout import fields_markdown
@@ -211,6 +292,9 @@ GENERATORS = {
     "scratch-table": _scratch_table,
     "bench": _bench,
     "bench-speed": _bench_speed,
+    "games-table": _games_table,
+    "training-results": _training_results,
+    "action-meanings": _action_meanings,
 }
 
 
@@ -250,3 +334,11 @@ def on_config(config):
 def on_page_markdown(markdown: str, page, config, files) -> str:
     """MkDocs event: expand the markers of every page."""
     return expand(markdown)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) < 2 or sys.argv[1] not in GENERATORS:
+        raise SystemExit(f"usage: python docs/hooks.py NAME [ARGS]; NAME one of: {', '.join(GENERATORS)}")
+    print(GENERATORS[sys.argv[1]](*sys.argv[2:]))

@@ -89,7 +89,7 @@ def _splitmix64_outputs(seed: int, count: int) -> list[int]:
 
 @pytest.mark.parametrize("game", uno_env.GAMES)
 def test_game_seed_is_documented_derivation(game):
-    """reset(seed=s), reset(), ... deal episode e from the e-th splitmix64 output of s, halved (README, Seeding)."""
+    """reset(seed=s), reset(), ... deal episode e from the e-th splitmix64 output of s, halved (docs: Seeding)."""
     env = make_env(game, seed=123)
     g = env.unwrapped.game
     for _e, word in enumerate(_splitmix64_outputs(123, 3)):

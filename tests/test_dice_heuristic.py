@@ -84,7 +84,7 @@ def test_legal_and_rerolls_only_when_stuck(n):
 
 def test_plays_the_die_least_worth_keeping():
     """Two dice show red 1: the one played is the die whose faces would follow a future centre die less often
-    once rerolled (seed 001: the player chooses the die; the other stays for later rolls)."""
+    once rerolled (the Dice sheet: the player chooses the die; the other stays for later rolls)."""
     env = dice_scenario(hands=[["red 1", "red 1", "green 4"], ["blue 2", "blue 6"]], centre="red 3")
     u = env.unwrapped
     agent = DiceHeuristicAgent(u.game)

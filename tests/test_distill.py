@@ -84,7 +84,7 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
                         "--set", "tensorboard=false")
     assert code == 0, err
     assert len(list((run_dir / "tb").rglob("events.out.tfevents*"))) == 1  # the first run's log, no new one
-    # nothing labelled in this session, yet the report still counts what every file took
+    # nothing labelled by this command, yet the report still counts what every file took
     report = json.loads((run_dir / "report.json").read_text())
     assert report["labels"]["labelled_now"] == 0
     assert report["labels"]["cpu_seconds_all"] == pytest.approx(sum(cpu.values()), abs=0.1)
@@ -118,7 +118,7 @@ def test_a_small_run_labels_fits_evaluates_and_resumes(tmp_path, capsys):
     cpu = json.loads((labels / "cpu_seconds.json").read_text())
     assert sorted(cpu) == ["labels_0000000.npz", "labels_0000002.npz", "labels_0000004.npz"]
     assert report["labels"]["cpu_seconds_all"] == pytest.approx(sum(cpu.values()), abs=0.1)
-    assert "over the run's sessions" in (run_dir / "report.md").read_text()
+    assert "over all the run's commands" in (run_dir / "report.md").read_text()
     # what the labels depend on cannot change in a run
     for override, key in (("seed=1", "seed"), ("labels.teacher=ismcts:sims=9", "labels.teacher"),
                           ("env.num_players=2", "env")):

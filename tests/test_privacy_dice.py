@@ -1,6 +1,6 @@
 """UNO Dice privacy: die faces and places are public, the bag's future draws and rolls are not.
 
-In UNO Dice every hand is public (seed 001: the rolled hands are "not hidden from others") and every die outside
+In UNO Dice every hand is public (the Dice sheet: rolled hands are "not hidden from others") and every die outside
 the bag is visible, so the only hidden information is chance to come: which die leaves the bag next (the order
 of the bag's ids in the state row) and what the next rolls show (the PRNG word), plus the faces a die showed
 before it went back into the bag (it is rolled again when drawn).  At decisions where the acting seat chooses
@@ -56,7 +56,7 @@ def _die_choice(env) -> bool:
 
 
 def test_die_choice_decision_reveals_no_future_roll():
-    """Hand-set die choice (seed 001: the player chooses a die from the hand): two red 1 dice, both offered."""
+    """Hand-set die choice (the Dice sheet: the player chooses a die): two red 1 dice, both offered."""
     env = dice_scenario(hands=[["red 1", "red 1", "green 2"], ["blue 1", "green 5"], ["yellow 4"]], centre="red 3")
     assert _die_choice(env)
     rng = np.random.default_rng(7)

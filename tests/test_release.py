@@ -77,4 +77,4 @@ def test_changelog_keeps_a_changelog():
     assert [d for _, d, _ in dated] == sorted((d for _, d, _ in dated), reverse=True)
     for version, _, body in releases:
         kinds = re.findall(r"^### (.+?)\s*$", body, re.M)
-        assert kinds and set(kinds) <= CHANGE_TYPES, (version, kinds)
+        assert (kinds or version == "Unreleased") and set(kinds) <= CHANGE_TYPES, (version, kinds)

@@ -11,7 +11,7 @@ Randomness that cannot be matched is synchronised from RLCard's state: the colou
 drawn and played at once (RLCard: ``np_random.choice``), and a Wild Draw Four turned up first (RLCard reshuffles
 with its own generator; our deal then starts from the card RLCard turned up after it).
 
-Where the preset does not copy RLCard because RLCard has a plain bug (README, "Presets"), the comparison stops or
+Where the preset does not copy RLCard because RLCard has a plain bug (docs: "Presets"), the comparison stops or
 leaves out exactly that part, and the test counts it: a game stops at RLCard's first refill of its draw pile (it
 shuffles its top card into the pile), and with more than two players the rewards are not compared (RLCard's
 ``get_payoffs`` writes ``payoffs[1 - winner]``).

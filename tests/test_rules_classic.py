@@ -128,7 +128,7 @@ def test_first_card_wild_reshuffled(first_wild, wild):
 
 @pytest.mark.parametrize("wild", ["wild", "wild draw four"])
 def test_first_card_wild_redeal_seed_004(wild):
-    # seed 004: "sekoita kortit uudelleen ja aloita alusta" (shuffle the cards again and start from the beginning)
+    # classic sheet: "sekoita kortit uudelleen ja aloita alusta" (shuffle again, start from the beginning)
     env = make_env("classic", num_players=2)
     order = [f"{c} {i}" for i in range(1, 8) for c in ("red", "yellow")]
     deal_prepared(env, order + [wild])
@@ -402,12 +402,12 @@ def test_wd4_no_challenge_drawn_illegal_wd4_not_playable():
     assert sd(env)["current_seat"] == 1
 
 
-# seed 004: "Tämä kortti voidaan pelata vain, kun mikään muu kädessä oleva kortti ei sovi siihen"
+# the classic sheet: "Tämä kortti voidaan pelata vain, kun mikään muu kädessä oleva kortti ei sovi siihen"
 # (only when no other card in the hand fits); the sheet has no bluff and no challenge
 def test_wd4_default_seed_004_only_when_nothing_else_fits():
     cfg = RuleConfig.make("classic")
     assert cfg.wd4_legality == "any_playable" and cfg.wd4_challenge is False
-    # yellow 5 fits the red 5 by number (no red card held): not legal under seed 004 (it is under `colour`)
+    # yellow 5 fits the red 5 by number (no red card held): not legal under the classic sheet (it is under `colour`)
     env = cs(hands=[["wild draw four", "yellow 5", "blue 2"], N7, M7], top="red 5")
     assert legal(env) == {"play yellow 5", "draw"}
     # a plain Wild fits too
@@ -434,7 +434,7 @@ def test_official_preset_is_the_retail_rules():
 
 def test_wd4_challenge_shows_the_hand_official():
     # RULES (preset official): "Either way the challenged player shows the hand to the challenger (and to nobody
-    # else)"; the same rule as seed 000's Wild Draw 2
+    # else)"; the same rule as the Pocket sheet's Wild Draw 2
     env = _wd4(hand0=("wild draw four", "red 1", "blue 2"))  # a bluff
     act(env, "play wild draw four", "choose colour blue")
     others = {a: env.unwrapped.observe(a)["observation"].copy() for a in ("player_0", "player_2")}
@@ -448,7 +448,7 @@ def test_wd4_challenge_shows_the_hand_official():
 
 
 def test_default_classic_observation_keeps_its_shape():
-    # no challenge by default (seed 004): no shown-hand block, so classic policies trained before stay loadable
+    # no challenge by default (the classic sheet): no shown-hand block, so classic policies trained before stay loadable
     names = [name for _, _, name, _ in make_env("classic").unwrapped.observation_layout]
     assert "shown_hand" not in names and make_env("classic").unwrapped.game.obs_dim == 240
 

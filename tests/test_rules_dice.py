@@ -90,7 +90,7 @@ def test_play_die_moves_it_to_centre_and_old_centre_to_bag():
     assert len(s["bag"]) == len(s0["bag"]) + 1
 
 
-# seed 001: "puolestaan pelaaja valitsee kuolee hänen ”käsi”" (in turn the player chooses a die from the hand)
+# the Dice sheet: "puolestaan pelaaja valitsee kuolee hänen ”käsi”" (in turn the player chooses a die from the hand)
 @pytest.mark.parametrize("pick", [0, 1])
 def test_player_chooses_which_of_two_same_face_dice(pick):
     env = DS(hands=[["red 1", "red 1", "green 2"], ["blue 1", "green 5"]], centre="red 3")
@@ -107,7 +107,7 @@ def test_player_chooses_which_of_two_same_face_dice(pick):
 
 
 def test_chosen_die_changes_the_bag():
-    """The die not chosen stays in the hand; the one chosen later returns to the bag (seed 001: the centre die
+    """The die not chosen stays in the hand; the one chosen later returns to the bag (the Dice sheet: the centre die
     "sijoitetaan takaisin pussiin", is put back into the bag), so the choice decides which faces the bag holds."""
     bags = []
     for pick in (0, 1):
@@ -278,7 +278,7 @@ def test_wd4_offered_only_when_legal():
     assert len(s["bag"]) == bag + 1 - 4
 
 
-# seed 001: "Jos pyydetty tämän kuolee laittomasti, Rule Breaker on otettava takaisin kuolee piirtää ja rulla
+# the Dice sheet: "Jos pyydetty tämän kuolee laittomasti, Rule Breaker on otettava takaisin kuolee piirtää ja rulla
 # neljä noppaa lisätään hänen nykyinen ”käsi”" (challenged when played illegally, the rule breaker must take the
 # die back, and draw and roll four dice into the hand)
 def test_wd4_bluff_challenged_guilty_takes_the_die_back():

@@ -237,7 +237,7 @@ def test_wd2_guilty_challenge(other):
     assert hands(env)[0]["blue 1"] == 1 and hands(env)[0]["blue 2"] == 1
 
 
-# seed 000 (and 003): "Haastetun pelaajan on näytettävä haastajalle korttinsa" (the challenged player shows the
+# the Pocket sheet: "Haastetun pelaajan on näytettävä haastajalle korttinsa" (the challenged player shows the
 # cards to the challenger): the challenger's observation carries the hand as it was when challenged
 def _shown(env, agent):
     return obs_block(env, agent, "shown_hand"), obs_block(env, agent, "shown_from")

@@ -207,7 +207,7 @@ def test_drawn_card_of_another_colour_is_kept():
 
 def test_drawn_card_from_a_refilled_pile():
     # the draw pile is empty: the discard pile under the top is reshuffled first (RLCard also shuffles the top
-    # card in: not copied, see the README), then the drawn card follows the same rule
+    # card in: not copied, see the docs' classic page), then the drawn card follows the same rule
     env = scenario("classic", rl(), hands=[["green 2", "blue 1"], N7], top="red 5", draw=[], rest="discard")
     assert sd(env)["draw_pile"] == []
     act(env, "draw")

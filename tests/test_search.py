@@ -176,7 +176,7 @@ def test_unseen_cards_are_spread_uniformly_and_a_biased_sampler_is_caught():
 
 
 def test_a_hand_shown_at_a_challenge_stays_in_the_sample():
-    """The challenger saw the challenged hand (seeds 000, 003): while it sees it, every sample deals it that hand."""
+    """The challenger saw the challenged hand (the Pocket sheet): while it sees it, every sample deals it that hand."""
     g = _game("classic", 3)
     st, _ = _new(g, 6)
     k = g.num_kinds

@@ -27,7 +27,7 @@ Run directory ``runs/<name>/``::
     command.json             the command that makes the run in one go (--config and every --set, a resume's too):
                              the policy's ``trained_by`` (training.checkpoints.run_command)
     labels/labels_<N>.npz    labelled decisions of games N to N + chunk - 1 (pickle-free arrays)
-    labels/cpu_seconds.json  the CPU seconds each label file took (summed in the report across sessions)
+    labels/cpu_seconds.json  the CPU seconds each label file took (the report sums them over all commands)
     tb/distill/              TensorBoard log of the fit (training loss per batch, held-out figures per epoch)
     policy.npz policy.json   the policy, pickle-free: what `uno-env evaluate` / `play` load
     report.md report.json    labels, fit and arena
@@ -133,7 +133,7 @@ def _label_chunk(job: tuple[str, int, Any, str, int, int, int, str]) -> tuple[st
 
 
 def _read_cpu_seconds(labels_dir: str) -> dict[str, float]:
-    """The labelling CPU seconds of each label file, as earlier sessions of the run recorded them ({} if none)."""
+    """The labelling CPU seconds of each label file, as earlier commands of the run recorded them ({} if none)."""
     try:  # through the regular-file reader: a pipe or device planted in a run directory is refused, not waited on
         data = json.loads(read_text(os.path.join(labels_dir, CPU_FILE), "labelling times", MAX_YAML_BYTES))
     except ValueError:  # missing, not a regular file, too large, not JSON
@@ -189,7 +189,7 @@ def label_games(cfg: DistillConfig, labels_dir: str, progress: bool = False) -> 
         if not (os.path.exists(path) and _read_labels(path) is not None):
             todo.append((env.game, env.num_players, rules, lab.teacher, cfg.seed, first, games, path))
     t0 = time.time()
-    # kept beside the files, so that a run stopped and resumed over several sessions still reports what all its
+    # kept beside the files, so that a run stopped and resumed over several commands still reports what all its
     # labels cost (a file labelled again replaces its entry)
     cpu = _read_cpu_seconds(labels_dir)
 
@@ -396,10 +396,10 @@ def write_report(run_dir: str, report: dict[str, Any]) -> None:
     margin = f", margin {fit_cfg['margin']:g}" if fit_cfg["target"] == "advantage" else ""  # only that fit uses it
     epochs = "; ".join(", ".join(f"{k} {v:.4g}" for k, v in e.items()) for e in fit["epochs"])
     lines = [f"# {report['name']}: {report['game']}, {n} players, distilled from `{lab['teacher']}`", "",
-             f"`{report['command']}`: {report['wall_time_seconds'] / 60:.1f} minutes in this session "
+             f"`{report['command']}`: {report['wall_time_seconds'] / 60:.1f} minutes for this command "
              f"(labelling {lab['seconds']:.0f} s for {lab['labelled_now']} of {lab['files']} label files, fit "
              f"{fit['seconds']:.0f} s, arena {report['evaluation']['seconds']:.0f} s); labelling all {lab['files']} "
-             f"files took {lab['cpu_seconds_all'] / 60:.1f} CPU-minutes over the run's sessions"
+             f"files took {lab['cpu_seconds_all'] / 60:.1f} CPU-minutes over all the run's commands"
              + (f" ({lab['files_without_cpu_seconds']} of them not timed)" if lab["files_without_cpu_seconds"] else "")
              + ".", "",
              f"- labels: {lab['games']:,} games of the heuristic, {fit['decisions']:,} decisions with a choice; the "

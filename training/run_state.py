@@ -102,11 +102,11 @@ class RunState:
         self.sessions = int(d.get("sessions", 1)) + 1
 
     def wall_time(self) -> float:
-        """Seconds spent training in this run, earlier sessions included."""
+        """Seconds spent training in this run, earlier commands of the run (before a resume) included."""
         return self.wall_time_before + (time.time() - self.session_start)
 
     def cpu_time(self) -> float:
-        """CPU seconds this run's training process used, earlier sessions included (the arena's worker processes,
+        """CPU seconds this run's training process used, earlier commands of the run included (the arena's worker processes,
         with ``evaluation.workers`` above 1, are not counted)."""
         return self.cpu_time_before + (time.process_time() - self.session_cpu_start)
 

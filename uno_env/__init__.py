@@ -1,7 +1,7 @@
 """uno-env: reinforcement-learning environments for UNO, UNO Pocket Pizza Pizza and UNO Dice.
 
 ``uno_env.env("classic", num_players=2)`` gives a PettingZoo AEC environment, ``uno_env.parallel_env(...)`` a
-PettingZoo Parallel one; see the README for the rules
+PettingZoo Parallel one; see the docs for the rules
 options, the observation layout and the action table of each game.
 """
 from __future__ import annotations

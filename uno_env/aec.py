@@ -53,7 +53,7 @@ class OrderError(RuntimeError, AssertionError):
 
 
 class raw_env(ExactCopy, GameMetadata, AECEnv, EzPickle):
-    """UNO as a PettingZoo AEC environment. See the package README for the rules, observation and action tables."""
+    """UNO as a PettingZoo AEC environment. See the docs for the rules, observation and action tables."""
 
     metadata = {"name": "uno_v0", "render_modes": list(RENDER_MODES), "is_parallelizable": False, "render_fps": 1}
 

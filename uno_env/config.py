@@ -2,7 +2,7 @@
 
 Every rule decision the rules sheets leave open is a named option here. :data:`OPTIONS` is the
 single table of options (kind, allowed values, per-game default, source, meaning): it drives
-validation, :func:`rules_table_markdown` (the README's rules table) and :func:`options_for`.
+validation, :func:`rules_table_markdown` (the docs' rules table) and :func:`options_for`.
 
 A :class:`RuleConfig` is immutable, hashable and always valid::
 
@@ -124,7 +124,7 @@ OPTIONS: dict[str, OptionSpec] = {
         _opt("num_players", "int",
              {"classic": (2, 10), "pocket": (2, 5), "dice": (2, 4)},
              {"classic": 2, "pocket": 2, "dice": 2},
-             "rules sheets (seeds 004, 000, 001)",
+             "rule sheets (classic, Pocket, Dice)",
              "Number of seats (player_0 .. player_{n-1}).",
              slot="np"),
         _opt("episode", "choice", ("round", "match"), _every("round"),
@@ -139,7 +139,7 @@ OPTIONS: dict[str, OptionSpec] = {
              slot="reward_points"),
         _opt("target_score", "int", (1, 100_000),
              {"classic": 500, "pocket": 250, "dice": 500},
-             "seeds 004, 000, 001",
+             "rule sheets (classic, Pocket, Dice)",
              "Score that ends a match; also the divisor of the points reward.",
              slot="target"),
         _opt("uno_call", "choice", ("explicit", "auto"), _every("explicit"),
@@ -157,16 +157,16 @@ OPTIONS: dict[str, OptionSpec] = {
              "Decisions per episode before the episode is truncated.",
              slot="max_turns"),
         _opt("first_wild", "choice", ("redeal", "reshuffle", "choose_colour", "random_colour"), {"classic": "redeal"},
-             "seed 004 (redeal); project (reshuffle); older official sheet (choose_colour); RLCard (random_colour)",
+             "classic sheet (redeal); project (reshuffle); older retail rules (choose_colour); RLCard (random_colour)",
              "A Wild or Wild Draw Four flipped as the first card. redeal: every card back, shuffle, the same "
-             "dealer deals again (seed 004: \"sekoita kortit uudelleen ja aloita alusta\"); reshuffle: the "
+             "dealer deals again (classic sheet: \"sekoita kortit uudelleen ja aloita alusta\"); reshuffle: the "
              "card goes back into the draw pile, which is reshuffled and flipped again (hands kept); "
              "choose_colour: a Wild stays and the first player names the colour (a Wild Draw Four is "
              "reshuffled); random_colour (RLCard): a Wild takes a random colour and the first player plays (a "
              "Wild Draw Four is reshuffled).",
              slot="first_wild"),
         _opt("first_draw_two", "choice", ("skip", "play"), {"classic": "skip"},
-             "seed 004; play = RLCard",
+             "classic sheet; play = RLCard",
              "A Draw Two flipped as the first card: the first player draws 2 and is skipped (skip), or draws 2 "
              "and then plays (play).",
              slot="first_draw_two_play"),
@@ -177,12 +177,12 @@ OPTIONS: dict[str, OptionSpec] = {
              "reverse_two_players: skip both mean the dealer.",
              slot="first_reverse_dealer"),
         _opt("reverse_two_players", "choice", ("skip", "reverse"), {"classic": "skip"},
-             "seed 004; reverse = RLCard",
+             "classic sheet; reverse = RLCard",
              "A Reverse with 2 players: acts as Skip (skip), or only flips the direction so the other player "
              "plays next (reverse).",
              slot="reverse_no_skip"),
         _opt("draw_until_playable", "bool", (), _every(False, _CP),
-             "seed 004 variant",
+             "classic sheet (its variant)",
              "Drawing continues until a playable card is drawn (instead of one card).",
              slot="draw_until_playable"),
         _opt("voluntary_draw", "bool", (), _every(True, _CP),
@@ -192,13 +192,13 @@ OPTIONS: dict[str, OptionSpec] = {
              slot="voluntary_draw"),
         _opt("wd4_legality", "choice", ("colour", "any_playable"),
              {"classic": "any_playable", "pocket": "any_playable"},
-             "seed 004 (classic: \"vain, kun mikään muu kädessä oleva kortti ei sovi\"), seed 000 (pocket); "
+             "classic sheet (\"vain, kun mikään muu kädessä oleva kortti ei sovi\"), Pocket sheet; "
              "colour: retail rules (preset official)",
              "When Wild Draw Four (pocket: Wild Draw 2) is legal: colour = no card of the current "
              "colour in hand; any_playable = no other playable card.",
              slot="wd_legal_any_playable"),
         _opt("wd4_challenge", "bool", (), {"classic": False, "pocket": True},
-             "seed 000 (pocket: the challenge); seed 004 has none (classic false); retail rules: preset official",
+             "Pocket sheet (the challenge); the classic sheet has none (classic false); retail rules: preset official",
              "An illegal Wild Draw Four / Wild Draw 2 may be played as a bluff and challenged (the challenged "
              "hand is then shown to the challenger, observation block shown_hand); false: offered only when "
              "legal, no challenge step.",
@@ -223,7 +223,7 @@ OPTIONS: dict[str, OptionSpec] = {
              "A playable drawn card must be played (no keep option).",
              slot="force_play"),
         _opt("drawn_card", "choice", ("decide", "rlcard"), {"classic": "decide"},
-             "seed 004; rlcard = RLCard",
+             "classic sheet; rlcard = RLCard",
              "decide: the player plays or keeps a playable drawn card (force_play: plays it). rlcard: no "
              "decision: a drawn card of the current colour is played at once with its effect, a drawn wild "
              "(Wild Draw Four too, without its penalty) is played at once naming a random colour, any other "
@@ -231,10 +231,10 @@ OPTIONS: dict[str, OptionSpec] = {
              "draw_until_playable false.",
              slot="drawn_rlcard"),
         _opt("extra_wild", "bool", (), {"pocket": False},
-             "seed 000 (the unnamed 52nd card)",
+             "Pocket sheet (the unnamed 52nd card)",
              "Adds a second plain Wild: 52 cards instead of 51."),
         _opt("dice_wd4_bluff", "bool", (), {"dice": False},
-             "seed 001; project option",
+             "Dice sheet; project option",
              "Wild Draw Four may be played while another die matches (bluff); "
              "false: offered only when legal.",
              slot="dice_bluff"),
@@ -405,7 +405,7 @@ def _load_dice_set(game: str, path: str) -> DiceSet:
 #: RLCard 1.2.0's UNO (rlcard/games/uno), for comparison with published results.  Every classic option is
 #: spelled out here, none taken from the defaults, so a change of a default never changes this game (a test
 #: checks that every classic option is listed).  What RLCard does that this preset does not copy (its bugs) is
-#: listed in the README.
+#: listed on the docs' classic UNO page (Presets).
 RLCARD_PRESET: dict[str, Any] = {
     "num_players": 2,
     "episode": "round",  # one game, no match

@@ -2,7 +2,7 @@
 
 A record is a JSON file::
 
-    {"format": "uno-env-record", "version": 1, "game": "classic", "num_players": 2,
+    {"format": "uno-env-record", "version": 2, "game": "classic", "num_players": 2,
      "rules": {...RuleConfig.to_dict()...}, "seed": 123, "agents": ["heuristic", "random"],
      "actions": [12, 7, ...], "result": {"winner": 0, "rewards": [1.0, -1.0], "steps": 57}}
 

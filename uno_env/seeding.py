@@ -6,7 +6,7 @@ A game reset with ``reset(seed=s)`` (``0 <= s < 2**64``) and then ``reset()``, `
     episode_seed(s, e) = splitmix64(s + (e + 1) * 0x9E3779B97F4A7C15 mod 2**64) >> 1
 
 that is, the ``e``-th output of a splitmix64 stream seeded with ``s``, halved to fit a non-negative int64.  It
-costs well under a microsecond in plain Python (a numpy ``Generator`` costs about 9 us to build), any episode's seed
+costs a few integer operations in plain Python (far less than building a numpy ``Generator``), any episode's seed
 can be computed directly, without stepping through the ones before it, and neighbouring seeds (``s``, ``s + 1``,
 as Gymnasium's vector envs hand out) give unrelated deals.
 """

@@ -5,7 +5,7 @@ player count (an action that the rules never allow under some option is simply n
 card (or die face) a section starts at ``a*K + b``; the compiled rules read those starts as the generated
 constants ``A_<SECTION>_K`` / ``A_<SECTION>_B`` (``start = A_X_K * k + A_X_B``), the Python side reads
 :func:`offsets` and :func:`action_names`.  The engine, the agents (``ActionView``), the human player, the
-invariant checker and the README's action table all derive from :data:`SECTIONS`.
+invariant checker and the docs' action tables all derive from :data:`SECTIONS`.
 
 UNO Dice adds :data:`DIE_SECTIONS` after the card sections: one action per die (D = the dice in the set; D = 0
 for the card games, whose action space is therefore unchanged).  In UNO Dice a play names the die, not its face

@@ -1,4 +1,4 @@
-"""House rules (classic and pocket; all off by default, each a rules option; the README's rules table).
+"""House rules (classic and pocket; all off by default, each a rules option; the docs' rules table).
 
 * ``stacking``: the victim of a draw card may answer it with a draw card and the penalty passes on, growing
   (the earlier card can then no longer be challenged).  ``same``: the same symbol only (Draw Two on Draw Two,

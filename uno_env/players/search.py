@@ -17,7 +17,7 @@ estimates.  The agent then plays the rollout policy's own choice unless another 
 z-test over the shared samples (``z``): noise alone cannot make the search play worse than its rollout policy,
 and with enough samples it plays at least as well as that policy under the model.  The model is the rollout
 policy, ``heuristic`` by default, playing every other seat: the search computes a best reply to the heuristic
-one move deep, so against the ``heuristic`` agent it is partly tuned to its opponent (the README says so).
+one move deep, so against the ``heuristic`` agent it is partly tuned to its opponent (the docs' agents page says so).
 
 :func:`search` (``mode=tree``, the default in UNO Dice) is single-observer ISMCTS (SO-ISMCTS; Cowling, Powley &
 Whitehouse 2012, the algorithm of OpenSpiel's ``ismcts``): one tree for the searching seat, whose nodes are
