@@ -106,8 +106,8 @@ class RunState:
         return self.wall_time_before + (time.time() - self.session_start)
 
     def cpu_time(self) -> float:
-        """CPU seconds this run's training process used, earlier commands of the run included (the arena's worker processes,
-        with ``evaluation.workers`` above 1, are not counted)."""
+        """CPU seconds this run's training process used, earlier commands of the run included (the arena's worker
+        processes, with ``evaluation.workers`` above 1, are not counted)."""
         return self.cpu_time_before + (time.process_time() - self.session_cpu_start)
 
     def checkpoint(self, model, step: int) -> str:
