@@ -182,10 +182,16 @@ def _outcome(load: Callable[[], Any], check: Callable[[Any], str]) -> str:
 
 
 # ---------------------------------------------------------------------------------------------- AEC
+def _aec_seen(env: Any, agent: str) -> tuple[np.ndarray, np.ndarray]:
+    """(observation vector, mask) of ``agent`` under either ``flat_obs`` option."""
+    seen = env.observe(agent)
+    return (seen["observation"] if isinstance(seen, dict) else seen), env.action_mask(agent)
+
+
 def _aec_view(env: Any) -> tuple:
-    obs = {a: env.observe(a) for a in env.possible_agents}
+    seen = {a: _aec_seen(env, a) for a in env.possible_agents}
     return (env.agent_selection, list(env.agents),
-            {a: (o["observation"].tobytes(), o["action_mask"].tobytes()) for a, o in obs.items()},
+            {a: (obs.tobytes(), mask.tobytes()) for a, (obs, mask) in seen.items()},
             dict(env.rewards), env.cumulative_rewards, dict(env.terminations), dict(env.truncations))
 
 
@@ -198,7 +204,7 @@ def _aec_same(a: Any, b: Any, steps: int = 12) -> str:
             break
         agent = b.agent_selection
         done = b.terminations[agent] or b.truncations[agent]
-        action = None if done else int(rng.choice(np.flatnonzero(b.observe(agent)["action_mask"])))
+        action = None if done else int(rng.choice(np.flatnonzero(_aec_seen(b, agent)[1])))
         a.step(action)
         b.step(action)
     return "same" if a.state_dict() == b.state_dict() else "accepted, and its state dict drifts"
@@ -207,7 +213,8 @@ def _aec_same(a: Any, b: Any, steps: int = 12) -> str:
 def _aec_check() -> Callable[[Any], str]:
     def check(env: Any) -> str:
         def make() -> Any:  # the copy's own configuration: it may hold any the constructor accepts
-            return uno_env.raw_env(env.game.name, rules=env.rules, illegal_action=env.illegal_action)
+            return uno_env.raw_env(env.game.name, rules=env.rules, illegal_action=env.illegal_action,
+                                   flat_obs=env.observation_space(env.possible_agents[0]).shape is not None)
 
         try:
             d = env.state_dict()
