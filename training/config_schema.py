@@ -122,15 +122,21 @@ class EnvConfig(GameConfig):
 
 
 @dataclass
-class PolicyConfig:
-    """The actor-critic network (small: this trains on CPU)."""
+class NetworkInputConfig:
+    """What every trainer's network does with the observation, and its activation."""
 
-    net_arch: list[int] = field(default_factory=lambda: [128, 128])
     activation: Literal["tanh", "relu"] = "tanh"
     # symlog: sign(x) * log(1 + |x|) on the observation (counts of up to ~100 cards); none: raw values
     obs_transform: Literal["symlog", "none"] = "symlog"
     # also feed the legal-action mask to the network (it always masks the action distribution)
     include_mask: bool = True
+
+
+@dataclass
+class PolicyConfig(NetworkInputConfig):
+    """The actor-critic network (small: this trains on CPU)."""
+
+    net_arch: list[int] = field(default_factory=lambda: [128, 128])
     # batched_ppo: actor and critic share the hidden layers (only their output layers differ)
     shared_trunk: bool = False
     # batched_ppo: also feed the network the heuristic's choice (one-hot over the actions), so that with imitation
@@ -318,13 +324,10 @@ class RllibResourcesConfig:
 
 
 @dataclass
-class RllibModuleConfig:
+class RllibModuleConfig(NetworkInputConfig):
     """The masking actor-critic (uno_env.agents.rllib_policy): two MLPs, policy and value."""
 
     hiddens: list[int] = field(default_factory=lambda: [256, 256])
-    activation: Literal["tanh", "relu"] = "tanh"
-    obs_transform: Literal["symlog", "none"] = "symlog"
-    include_mask: bool = True
 
 
 @dataclass
