@@ -5,6 +5,7 @@ data ``uno-env benchmark`` rates against), and the README's headline block betwe
     python benchmarks/leaderboard.py                          # every table (2 workers), then the README block
     python benchmarks/leaderboard.py --tables classic_2p dice_4p --workers 2
     python benchmarks/leaderboard.py --readme-only            # the README block from the stored tables
+    python benchmarks/leaderboard.py --keep-pairs             # only the pairs the stored tables lack (a new agent)
 
 The docs' leaderboard page is generated from the same files when the site is built (``docs/hooks.py``).
 """
@@ -50,14 +51,19 @@ def main() -> int:
     ap.add_argument("--tables", nargs="+", choices=[t.id for t in TABLES], default=[t.id for t in TABLES])
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--readme-only", action="store_true", help="only write the README block from the stored tables")
+    ap.add_argument("--keep-pairs", action="store_true",
+                    help="keep the pairs the stored tables hold and play only the ones they lack (a new agent on "
+                         "the ladder); a pair's games depend on its two agents and the protocol alone")
     args = ap.parse_args()
     if not args.readme_only:
         L.LADDER_DIR = ROOT / "training" / "ladder"  # the repository's copy, whatever is installed
         L.LADDER_DIR.mkdir(exist_ok=True)
         for table in (t for t in TABLES if t.id in args.tables):
             t0 = time.perf_counter()
-            data = play_ladder(table, workers=args.workers, log=lambda line: print(line, flush=True))
-            (L.LADDER_DIR / f"{table.id}.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            path = L.LADDER_DIR / f"{table.id}.json"
+            stored = json.loads(path.read_text(encoding="utf-8")) if args.keep_pairs and path.is_file() else None
+            data = play_ladder(table, workers=args.workers, log=lambda line: print(line, flush=True), stored=stored)
+            path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
             print(f"{table.id}: {time.perf_counter() - t0:.0f} s (load average {os.getloadavg()[0]:.1f})",
                   flush=True)
     write_readme()

@@ -376,17 +376,39 @@ def print_row(row: dict[str, Any], table: Table, path: str | None) -> None:
                       f"-n {table.num_players}" + ("" if table.rules == "standard" else f" --rules {table.rules}"))
 
 
-def play_ladder(table: Table, workers: int = 1, log: Callable[[str], Any] | None = None) -> dict[str, Any]:
+def play_ladder(table: Table, workers: int = 1, log: Callable[[str], Any] | None = None,
+                stored: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every pair of ``table``'s ladder, each played once as :func:`benchmark` plays it (the first agent of the
-    pair as the candidate), with the ladder's ratings: the table's file (``benchmarks/leaderboard.py`` writes it)."""
+    pair as the candidate), with the ladder's ratings: the table's file (``benchmarks/leaderboard.py`` writes it).
+
+    ``stored``: an earlier file of the table under the same protocol, seed and deals; its pairs are kept as they
+    are and only the pairs it lacks are played (a pair's games depend on its two agents and the protocol alone, so
+    a new agent joins the ladder without replaying the rest).  The wall time is then the stored pairs' plus this
+    call's."""
     t0 = time.perf_counter()
     game = protocol_game(table)
     names = ladder_agents(table)
+    kept: dict[tuple[str, str], dict[str, Any]] = {}
+    earlier_seconds = 0.0  # the kept pairs' own
+    if stored is not None:
+        same = (stored.get("protocol") == P.PROTOCOL and stored.get("seed") == P.SEED
+                and stored.get("table") == table.to_dict() and stored.get("deals") == P.deals_plan(table))
+        if not same:
+            raise ValueError(f"{table.id}: the stored table was played under another protocol, seed or deals plan; "
+                             "play the whole ladder again")
+        kept = {(p["a"], p["b"]): p for p in stored["pairs"]}
     agents, pairs = [], []
     for i, name in enumerate(names):
         candidate = load_protocol_agent(name, game)
         agents.append({"name": name, "uses_at_play_time": play_time_aids(candidate)})
-        for opponent, pair in play_candidate(candidate, names[i + 1:], table, game, workers=workers):
+        missing = [b for b in names[i + 1:] if (name, b) not in kept]
+        played = dict(play_candidate(candidate, missing, table, game, workers=workers))
+        for opponent in names[i + 1:]:
+            if opponent not in played:
+                pairs.append(kept[(name, opponent)])
+                earlier_seconds += kept[(name, opponent)]["seconds"]
+                continue
+            pair = played[opponent]
             pairs.append(pair_record(name, opponent, pair))
             if log is not None:
                 log(f"{table.id}: {name} vs {opponent}: {pair.deals:,} deals, {100 * pair.first.win_rate:.1f}% "
@@ -397,4 +419,4 @@ def play_ladder(table: Table, workers: int = 1, log: Callable[[str], Any] | None
             "agents": agents, "pairs": pairs,
             "ratings": {n: {"mu": mu, "sigma": sigma} for n, (mu, sigma) in ratings.items()},
             "machine": machine(), "versions": versions(), "workers": workers,
-            "wall_seconds": round(time.perf_counter() - t0, 1)}
+            "wall_seconds": round(earlier_seconds + time.perf_counter() - t0, 1)}
