@@ -13,7 +13,8 @@ config evaluate at the same steps); the median is over seeds, the band from the 
         --json benchmarks/results/bench_scratch.json --plot benchmarks/results/bench_scratch.png
     python benchmarks/bench_scratch.py --configs classic_scratch --seeds 0 --set total_steps=2000000   # shorter
 
-``--collect`` reads the runs already finished in ``--runs-dir`` without training; a seed that has not finished is
+``--keep FILE`` takes the runs a results file already holds from it (a results file outlives its run folders:
+seeds added later join the ones it has).  ``--collect`` reads the runs already finished in ``--runs-dir`` without training; a seed that has not finished is
 left out (and said so), and the table and plot give each config's number of seeds.  ``--tag NAME``
 with ``--set`` overrides names a variant of a config (an ablation): its runs are ``CONFIG_NAME_seedS``.
 """
@@ -82,13 +83,46 @@ def train_command(config: str, seed: int, runs_dir: str, overrides: list[str], r
     return cmd + (["--resume"] if resume else [])
 
 
+def read_run(run_dir: Path) -> dict[str, Any]:
+    """A finished run's summary from its ``report.json``: seed, command, steps, times, final arena and curve, and
+    the ``setting`` (game, players, total steps) of its config."""
+    rep = json.loads((run_dir / "report.json").read_text())
+    cfg = rep["config"]
+    return {"seed": rep["seed"], "run_dir": str(run_dir), "command": rep.get("command"), "steps": rep["steps"],
+            "train_wall_s": rep.get("train_time_seconds"), "train_cpu_s": rep.get("train_cpu_seconds"),
+            "final_eval_s": rep.get("final_eval_seconds"),
+            "final_arena": [{k: r[k] for k in ("opponent", "games", "win_rate", "ci_low", "ci_high") if k in r}
+                            for r in rep["arena"]],
+            "curve": run_curve(rep),
+            "setting": {"game": cfg["env"]["game"], "num_players": cfg["env"]["num_players"],
+                        "total_steps": cfg["total_steps"]}}
+
+
+def kept_runs(path: str | None) -> dict[tuple[str, str, tuple[str, ...], int], dict[str, Any]]:
+    """The runs summarised in the results file ``path`` (``--keep``), by (config, tag, overrides, seed): a results
+    file stays whole after its run folders are gone, and a later call adds seeds to it."""
+    if not path:
+        return {}
+    kept = {}
+    for res in json.loads(Path(path).read_text())["results"]:
+        setting = {k: res[k] for k in ("game", "num_players", "total_steps")}
+        for run in res["runs"]:
+            key = (Path(res["config"]).stem, res.get("tag", ""), tuple(res.get("overrides", ())), run["seed"])
+            kept[key] = {**run, "setting": setting}
+    return kept
+
+
 def ensure_run(config: str, seed: int, args: argparse.Namespace, tag: str = "", overrides: list[str] | None = None
-               ) -> Path | None:
-    """The finished run of ``config`` with ``seed`` (``tag`` and ``overrides``: a variant of it): trained (or
-    resumed) unless its report exists; with ``--collect``, None when it has not finished."""
+               ) -> dict[str, Any] | None:
+    """The finished run of ``config`` with ``seed`` (``tag`` and ``overrides``: a variant of it), as
+    :func:`read_run` gives it: taken from ``--keep`` if that file has it, else trained (or resumed) unless its report
+    exists; with ``--collect``, None when it has not finished."""
+    key = (Path(config).stem, tag, tuple(overrides or ()), seed)
+    if key in args.kept:
+        return args.kept[key]
     run_dir = Path(args.runs_dir) / run_name(config, seed, tag)
     if (run_dir / "report.json").is_file():
-        return run_dir
+        return read_run(run_dir)
     if args.collect:
         print(f"bench_scratch: {run_dir} has no report.json: seed {seed} left out", flush=True)
         return None
@@ -96,14 +130,14 @@ def ensure_run(config: str, seed: int, args: argparse.Namespace, tag: str = "", 
     cmd = train_command(config, seed, args.runs_dir, list(overrides or []), resume, tag)
     print("$ " + " ".join(cmd[1:]), flush=True)
     subprocess.run(cmd, check=True)
-    return run_dir
+    return read_run(run_dir)
 
 
 def finished_runs(config: str, seeds: Iterable[int], args: argparse.Namespace, tag: str = "",
-                  overrides: list[str] | None = None) -> list[Path]:
+                  overrides: list[str] | None = None) -> list[dict[str, Any]]:
     """The finished runs of ``config`` over ``seeds`` (see ensure_run); with ``--collect``, an error when none of
     them has finished."""
-    runs = [d for d in (ensure_run(config, s, args, tag, overrides) for s in seeds) if d is not None]
+    runs = [r for r in (ensure_run(config, s, args, tag, overrides) for s in seeds) if r is not None]
     if not runs:
         raise SystemExit(f"bench_scratch: no finished run of {run_name(config, 0, tag).rsplit('_seed', 1)[0]} "
                          f"in {args.runs_dir} (run it without --collect)")
@@ -164,22 +198,14 @@ def median_curve(curves: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return out
 
 
-def summarise(config: str, run_dirs: list[Path], tag: str = "", overrides: list[str] | None = None
+def summarise(config: str, runs: list[dict[str, Any]], tag: str = "", overrides: list[str] | None = None
               ) -> dict[str, Any]:
-    """A config's runs: each seed's curve, final arena and times, and the median curve."""
-    runs = []
-    for d in run_dirs:
-        rep = json.loads((d / "report.json").read_text())
-        runs.append({"seed": rep["seed"], "run_dir": str(d), "command": rep.get("command"), "steps": rep["steps"],
-                     "train_wall_s": rep.get("train_time_seconds"), "train_cpu_s": rep.get("train_cpu_seconds"),
-                     "final_eval_s": rep.get("final_eval_seconds"),
-                     "final_arena": [{k: r[k] for k in ("opponent", "games", "win_rate", "ci_low", "ci_high")
-                                      if k in r} for r in rep["arena"]],
-                     "curve": run_curve(rep)})
-    cfg = json.loads((run_dirs[0] / "report.json").read_text())["config"]
-    return {"config": config, "tag": tag, "overrides": list(overrides or []), "game": cfg["env"]["game"],
-            "num_players": cfg["env"]["num_players"],
-            "total_steps": cfg["total_steps"], "runs": runs, "median": median_curve([r["curve"] for r in runs])}
+    """A config's runs (as :func:`ensure_run` gives them): each seed's curve, final arena and times, and the median
+    curve."""
+    setting = runs[0]["setting"]
+    return {"config": config, "tag": tag, "overrides": list(overrides or []), **setting,
+            "runs": [{k: v for k, v in r.items() if k != "setting"} for r in runs],
+            "median": median_curve([r["curve"] for r in runs])}
 
 
 def label_of(res: dict[str, Any]) -> str:
@@ -365,11 +391,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tag", default="", help="a name for this variant (with --set): its runs are NAME_TAG_seedS")
     ap.add_argument("--collect", action="store_true",
                     help="only read the finished runs in --runs-dir (an unfinished seed is left out)")
+    ap.add_argument("--keep", metavar="JSON",
+                    help="a results file of this script: the runs it holds (same config, variant and seed) are "
+                         "taken from it, not trained or read again")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--plot", help="write the plot here (.png)")
     args = ap.parse_args(argv)
     if args.seeds is not None and any(s < 0 for s in args.seeds):
         ap.error("--seeds must be non-negative")
+    args.kept = kept_runs(args.keep)
     t0 = time.time()
     if args.ablations is not None:
         results = run_ablations(args.ablations, args)
