@@ -51,6 +51,11 @@ class ShippedFamily:
 #: the leaderboard's ladder wherever it has a file trained under the table's rules), with its folder among
 #: pyproject.toml's packages and package-data so that it installs
 SHIPPED_FAMILIES: dict[str, ShippedFamily] = {
+    # weaker than the distilled policies, so first: a table's ladder lists its agents weakest first
+    "scratch": ShippedFamily(
+        name="scratch", folder="scratch", requires={"from_scratch": True, "advice": "none"},
+        summary="the shipped network PPO learned from scratch (tabula rasa: no advice, no imitation, no search "
+                "labels), at 2 players"),
     "distilled+heuristic": ShippedFamily(
         name="distilled+heuristic", folder="", requires={"algorithm": "uno_env.distill", "advice": "heuristic"},
         summary="the shipped network distilled from the ismcts search, which takes the heuristic's choice as an "

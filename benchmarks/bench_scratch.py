@@ -14,9 +14,10 @@ config evaluate at the same steps); the median is over seeds, the band from the 
     python benchmarks/bench_scratch.py --configs classic_scratch --seeds 0 --set total_steps=2000000   # shorter
 
 ``--keep FILE`` takes the runs a results file already holds from it (a results file outlives its run folders:
-seeds added later join the ones it has).  ``--collect`` reads the runs already finished in ``--runs-dir`` without training; a seed that has not finished is
-left out (and said so), and the table and plot give each config's number of seeds.  ``--tag NAME``
-with ``--set`` overrides names a variant of a config (an ablation): its runs are ``CONFIG_NAME_seedS``.
+seeds added later join the ones it has).  ``--collect`` reads the runs already finished in ``--runs-dir`` without
+training; a seed that has not finished is left out (and said so), and the table and plot give each config's number
+of seeds.  ``--tag NAME`` with ``--set`` overrides names a variant of a config (an ablation): its runs are
+``CONFIG_NAME_seedS``.
 """
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ pytest.importorskip("openskill")
 pytest.importorskip("rich")
 
 from uno_env.cli import main  # noqa: E402
+from uno_env.training import benchmark as B  # noqa: E402
 from uno_env.training import leaderboard as L  # noqa: E402
 from uno_env.training import protocol as P  # noqa: E402
 from uno_env.training.benchmark import benchmark, play_ladder  # noqa: E402
@@ -117,6 +118,28 @@ def test_a_pairs_games_do_not_depend_on_which_agent_is_the_candidate(table):
     assert ab.first == ba.second and ab.second == ba.first and ab.mean_length == ba.mean_length
 
 
+def test_a_ladder_played_on_top_of_a_stored_one_plays_only_the_missing_pairs(small, monkeypatch):
+    """``play_ladder(stored=...)`` (``leaderboard.py --keep-pairs``): the pairs a stored table lacks are played, the
+    rest kept, and the file is what a full replay gives; a table of another protocol is refused."""
+    full = L.load_table(CLASSIC)
+    dropped = {("greedy", "heuristic"), ("scratch", "ismcts")}
+    stored = {**full, "pairs": [p for p in full["pairs"] if (p["a"], p["b"]) not in dropped]}
+    played: list[tuple[str, tuple[str, ...]]] = []
+    real = B.play_candidate
+
+    def counting(candidate, opponents, *args, **kwargs):
+        played.append((candidate.name, tuple(opponents)))
+        return real(candidate, opponents, *args, **kwargs)
+
+    monkeypatch.setattr(B, "play_candidate", counting)
+    again = play_ladder(CLASSIC, workers=1, stored=stored)
+    assert sorted((a, b) for a, opps in played for b in opps) == sorted(dropped)
+    assert [_same_results(p) for p in again["pairs"]] == [_same_results(p) for p in full["pairs"]]
+    assert again["ratings"] == full["ratings"]
+    with pytest.raises(ValueError, match="another protocol"):
+        play_ladder(CLASSIC, workers=1, stored={**full, "seed": full["seed"] + 1})
+
+
 def test_quick_is_a_labelled_look_never_a_row(small, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["benchmark", "greedy", "--game", "classic", "--quick", "-w", "1"]) == 0
@@ -125,7 +148,7 @@ def test_quick_is_a_labelled_look_never_a_row(small, tmp_path, monkeypatch, caps
     assert list(tmp_path.iterdir()) == []
     quick = benchmark("greedy", CLASSIC, quick=True)
     assert {e["opponent"]: e["deals"] for e in quick["opponents"]} == {
-        "random": 4, "heuristic": 4, "distilled+heuristic": 4, "ismcts": 1}
+        "random": 4, "heuristic": 4, "scratch": 4, "distilled+heuristic": 4, "ismcts": 1}
     with pytest.raises(L.ProtocolError, match="--quick look"):
         L.check_row(quick, CLASSIC, "the quick row")
 
@@ -137,10 +160,13 @@ def test_the_protocol_gives_each_pair_its_deals():
     assert P.pair_deals(CLASSIC, agent["heuristic"], agent["random"]) == P.DEALS
     assert P.pair_deals(CLASSIC, agent["random"], agent["ismcts"]) == P.SEARCH_DEALS["classic_2p"]
     assert P.pair_deals(CLASSIC, agent["ismcts"], agent["greedy"], quick=True) == P.QUICK_SEARCH_DEALS
-    assert P.ladder_agents(CLASSIC) == ["random", "greedy", "heuristic", "distilled+heuristic", "ismcts"]
+    assert P.ladder_agents(CLASSIC) == ["random", "greedy", "heuristic", "scratch", "distilled+heuristic", "ismcts"]
+    # the from-scratch policies ship at 2 players only
+    assert "scratch" not in P.ladder_agents(Table("classic", 4))
     # the shipped policy was trained under the standard rules: it is not on the rlcard preset's ladder
     assert P.ladder_agents(Table("classic", 2, "rlcard")) == ["random", "greedy", "heuristic", "rlcard-rule", "ismcts"]
     assert P.play_time_aids(agent["distilled+heuristic"]) == ["heuristic"]
+    assert P.play_time_aids(agent["scratch"]) == []
     assert P.play_time_aids(agent["ismcts"]) == ["search", "heuristic"]
     assert P.play_time_aids(agent["greedy"]) == [] and P.play_time_aids(object()) is None
 

@@ -79,3 +79,27 @@ def test_the_shipped_file_loads_by_path_and_plays_as_its_record(name):
                     games=1000, seed=0)
     lo, hi = wilson_interval(res.agents[0].wins, res.agents[0].games, 3.29)
     assert lo <= greedy["win_rate"] <= hi, (name, res.agents[0].win_rate, greedy["win_rate"])
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_the_agent_named_scratch_is_the_shipped_file(name):
+    """``make_agent("scratch", ...)`` loads the table's from-scratch file: the same network as by path, marked tabula
+    rasa, acting from the observation and mask alone (no heuristic at play time)."""
+    from uno_env.agents.registry import make_agent
+    from uno_env.agents.shipped import policy_path
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    meta = json.loads((SCRATCH / f"{name}.json").read_text())
+    agent = make_agent("scratch", Game(make_rules(meta["game"], meta["num_players"], None)), seed=0)
+    assert agent.name == "scratch" and agent.meta["from_scratch"] is True and agent.meta["advice"] == "none"
+    assert Path(policy_path(meta["game"], meta["num_players"], "scratch")) == SCRATCH / f"{name}.npz"
+
+
+def test_the_agent_named_scratch_has_no_four_player_policy():
+    from uno_env.agents.registry import UnknownAgentError, make_agent
+    from uno_env.config import make_rules
+    from uno_env.core.game import Game
+
+    with pytest.raises(UnknownAgentError, match="agent 'scratch': no shipped policy for 'classic' with 4 players"):
+        make_agent("scratch", Game(make_rules("classic", 4, None)))
