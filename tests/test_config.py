@@ -474,3 +474,17 @@ def test_stacking_is_an_enum_and_reads_the_old_booleans_explicitly():
 
 def test_rule_config_fields_come_from_the_options_table():
     assert [f.name for f in dataclasses.fields(RuleConfig)] == ["game", *OPTIONS]
+
+
+@pytest.mark.parametrize("command, folder", [("train", "train"), ("distill", "distill")])
+def test_the_help_names_every_packaged_config_of_its_command(command, folder, capsys):
+    """``uno-env train --help`` and ``uno-env distill --help`` list the configs that ship (read from the package, so a
+    new config cannot be missing from the help); train-rllib's ``rllib_*`` configs are not train's."""
+    from uno_env.cli import main
+    from uno_env.training.config import packaged_configs
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    names = packaged_configs(folder)
+    assert names and all((name in text) != name.startswith("rllib_") for name in names)

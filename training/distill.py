@@ -71,6 +71,7 @@ from .config import (
     apply_overrides,
     check_writable_dir,
     distill_config_from_dict,
+    packaged_configs,
     parse_overrides,
     read_yaml,
 )
@@ -501,7 +502,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Command-line options of ``uno-env distill``."""
     add_run_arguments(
         parser,
-        config_help="distillation config: a packaged config's name (classic4_distill) or a YAML path; without it "
+        config_help=f"distillation config: a packaged config's name ({', '.join(packaged_configs('distill'))}) or a "
+                    "YAML path; without it "
                     "the defaults of training/config.py (DistillConfig)",
         resume_help="continue the run: label files already written are kept (the saved config is used; --set still "
                     "applies, labels.games may grow)",

@@ -59,19 +59,24 @@ from .checkpoints import (
     run_command,
     save_command,
 )
-from .config import ConfigError, TrainConfig, config_to_dict
+from .config import ConfigError, TrainConfig, config_to_dict, packaged_configs
 from .report import write_report
 
 POLICY_FILE = "policy.zip"
 POLICY_NPZ = "policy.npz"
 
 
+def _train_configs() -> list[str]:
+    """The packaged configs ``uno-env train`` runs (the ``rllib_*`` ones beside them are ``train-rllib``'s)."""
+    return [name for name in packaged_configs("train") if not name.startswith("rllib_")]
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Command-line options of ``uno-env train``."""
     add_run_arguments(
         parser,
-        config_help="training config: a packaged config's name (classic_ppo, classic_ppo_long, pocket_ppo, "
-                    "dice_ppo, smoke) or a YAML path; without it the defaults of training/config.py",
+        config_help=f"training config: a packaged config's name ({', '.join(_train_configs())}) or a YAML path; "
+                    "without it the defaults of training/config.py",
         resume_help="continue the run from its latest complete checkpoint (the config saved with the run is used; "
                     "--set and --total-steps still apply)",
         set_example="--set ppo.learning_rate=1e-4 --set env.n_envs=8")
