@@ -184,6 +184,26 @@ def _example_row() -> str:
     return row_markdown(row) + "\n" + markdown_table(load_table(Table("classic", 2)), [row])
 
 
+def _agent_pairs(agent: str) -> str:
+    """``agent``'s pairs on every stored ladder it is on: its win rate against each other ladder agent, with the 95%
+    interval over deals and the deals played."""
+    from uno_env.training.leaderboard import load_table
+    from uno_env.training.protocol import TABLES
+
+    rows = ["| table | opponent | win rate | 95% interval | deals |", "|---|---|---:|---:|---:|"]
+    for t in TABLES:
+        for pair in load_table(t)["pairs"]:
+            if agent not in (pair["a"], pair["b"]):
+                continue
+            mine, other = ("a_side", pair["b"]) if pair["a"] == agent else ("b_side", pair["a"])
+            side = pair[mine]
+            rows.append(f"| {t.title} | `{other}` | {100 * side['win_rate']:.1f}% | "
+                        f"[{100 * side['ci95_low']:.1f}, {100 * side['ci95_high']:.1f}] | {pair['deals']:,} |")
+    if len(rows) == 2:
+        raise ValueError(f"docs marker gen:agent-pairs: {agent!r} is on no stored ladder")
+    return "\n".join(rows)
+
+
 def _scratch_table(name: str) -> str:
     """A table of benchmarks/bench_scratch.py's results saved as benchmarks/results/NAME.json: the from-scratch
     recipes' final arenas and training times, or the ablations beside their recipe."""
@@ -290,6 +310,7 @@ GENERATORS = {
     "protocol-deals": _protocol_deals,
     "example-row": _example_row,
     "scratch-table": _scratch_table,
+    "agent-pairs": _agent_pairs,
     "bench": _bench,
     "bench-speed": _bench_speed,
     "games-table": _games_table,
