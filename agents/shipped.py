@@ -51,7 +51,8 @@ class ShippedFamily:
 #: the leaderboard's ladder wherever it has a file trained under the table's rules), with its folder among
 #: pyproject.toml's packages and package-data so that it installs
 SHIPPED_FAMILIES: dict[str, ShippedFamily] = {
-    # weaker than the distilled policies, so first: a table's ladder lists its agents weakest first
+    # before the distilled policies: a ladder lists its agents weakest first as a rule (in 2-player classic scratch
+    # rates a little higher; the order only decides which side of a pair is its candidate)
     "scratch": ShippedFamily(
         name="scratch", folder="scratch", requires={"from_scratch": True, "advice": "none"},
         summary="the shipped network PPO learned from scratch (tabula rasa: no advice, no imitation, no search "
