@@ -187,18 +187,14 @@ def _example_row() -> str:
 def _agent_pairs(agent: str) -> str:
     """``agent``'s pairs on every stored ladder it is on: its win rate against each other ladder agent, with the 95%
     interval over deals and the deals played."""
-    from uno_env.training.leaderboard import load_table
+    from uno_env.training.leaderboard import ladder_row, load_table
     from uno_env.training.protocol import TABLES
 
     rows = ["| table | opponent | win rate | 95% interval | deals |", "|---|---|---:|---:|---:|"]
     for t in TABLES:
-        for pair in load_table(t)["pairs"]:
-            if agent not in (pair["a"], pair["b"]):
-                continue
-            mine, other = ("a_side", pair["b"]) if pair["a"] == agent else ("b_side", pair["a"])
-            side = pair[mine]
-            rows.append(f"| {t.title} | `{other}` | {100 * side['win_rate']:.1f}% | "
-                        f"[{100 * side['ci95_low']:.1f}, {100 * side['ci95_high']:.1f}] | {pair['deals']:,} |")
+        for e in ladder_row(load_table(t), agent):
+            rows.append(f"| {t.title} | `{e['opponent']}` | {100 * e['win_rate']:.1f}% | "
+                        f"[{100 * e['ci95_low']:.1f}, {100 * e['ci95_high']:.1f}] | {e['deals']:,} |")
     if len(rows) == 2:
         raise ValueError(f"docs marker gen:agent-pairs: {agent!r} is on no stored ladder")
     return "\n".join(rows)
