@@ -384,7 +384,7 @@ def play_ladder(table: Table, workers: int = 1, log: Callable[[str], Any] | None
     ``stored``: an earlier file of the table under the same protocol, seed and deals; its pairs are kept as they
     are and only the pairs it lacks are played (a pair's games depend on its two agents and the protocol alone, so
     a new agent joins the ladder without replaying the rest).  The wall time is then the stored pairs' plus this
-    call's."""
+    call's; the machine and library versions recorded are this call's, so keep pairs only from the same code."""
     t0 = time.perf_counter()
     game = protocol_game(table)
     names = ladder_agents(table)
